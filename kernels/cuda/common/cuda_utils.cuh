@@ -1,0 +1,90 @@
+// Internal CUDA helpers shared by the GPU kernel families (not installed).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+
+#include "hola/error.hpp"
+
+namespace hola::cuda {
+
+[[noreturn]] inline void throw_cuda(cudaError_t e, const char* what, const char* file, int line) {
+  fail(e == cudaErrorMemoryAllocation ? status::out_of_memory : status::cuda,
+       std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ") at " +
+           file + ":" + std::to_string(line));
+}
+
+}  // namespace hola::cuda
+
+// Checks a CUDA runtime call; throws hola::error on failure.
+#define HOLA_CUDA_CHECK(call)                                                     \
+  do {                                                                            \
+    cudaError_t hola_err_ = (call);                                               \
+    if (hola_err_ != cudaSuccess) ::hola::cuda::throw_cuda(hola_err_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+// After a launch: catches configuration errors without synchronizing.
+#define HOLA_CUDA_CHECK_LAUNCH(name) HOLA_CUDA_CHECK(cudaPeekAtLastError())
+
+namespace hola::cuda {
+
+inline cudaStream_t as_stream(void* s) { return static_cast<cudaStream_t>(s); }
+
+// Owning device allocation, made at setup and freed with the kernel object.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t bytes) { resize(bytes); }
+  ~DeviceBuffer() { release(); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      ptr_ = std::exchange(o.ptr_, nullptr);
+      bytes_ = std::exchange(o.bytes_, 0);
+    }
+    return *this;
+  }
+
+  // Grows only; keeps the allocation when it is already large enough.
+  void resize(std::size_t bytes) {
+    if (bytes <= bytes_) return;
+    release();
+    if (bytes == 0) return;
+    HOLA_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+    bytes_ = bytes;
+  }
+  void release() noexcept {
+    if (ptr_) cudaFree(ptr_);
+    ptr_ = nullptr;
+    bytes_ = 0;
+  }
+  template <class T>
+  T* as() const { return static_cast<T*>(ptr_); }
+  void* get() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// Properties of the current device, read once per process and device.
+struct DeviceInfo {
+  int device = 0;
+  int sm_count = 0;
+  int max_threads_per_sm = 0;
+  std::size_t l2_bytes = 0;
+  std::size_t shared_per_block_optin = 0;
+};
+const DeviceInfo& current_device_info();
+
+inline unsigned div_up(std::size_t a, std::size_t b) { return static_cast<unsigned>((a + b - 1) / b); }
+
+}  // namespace hola::cuda

@@ -1,0 +1,5 @@
+// Merge-path SpMV instantiations: double values, int64 column indices, int32 and int64 row offsets.
+// (Split over four files to keep each compilation unit short.)
+#include "merge/merge_spmv.cuh"
+
+HOLA_INSTANTIATE_MERGE(double, std::int64_t)

@@ -1,0 +1,299 @@
+// Building blocks shared by the row-oriented GPU kernels (rowwise/: scalar, vector, adaptive
+// vector; light/: LightSpMV): a row's dot product or scatter done by a "vector" of Width lanes,
+// shuffle reductions, the output pre-scaling pass of op T, and the host-side base class that
+// holds the view and checks arguments. Internal header, not installed.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "common/cuda_utils.cuh"
+#include "hola/spmv_kernel.hpp"
+
+namespace hola::cuda::rowwise {
+
+constexpr int kWarpSize = 32;
+constexpr unsigned kFullWarpMask = 0xffffffffu;
+// Every row kernel is compiled for blocks of up to 1024 threads (at most 64 registers a thread)
+// so that options.threads_per_block can pick any multiple of 32.
+constexpr int kMaxThreadsPerBlock = 1024;
+constexpr int kDefaultThreadsPerBlock = 256;
+
+// Everything a row kernel reads, passed by value (one kernel signature for every variant, so
+// setup can keep a plain function pointer to the chosen instantiation).
+template <class V, class I, class O>
+struct RowArgs {
+  std::int64_t rows;
+  const O* row_ptr;
+  const I* col_idx;
+  const V* values;
+  const V* x;
+  const V* y_in;  // may equal y_out; never read when beta == 0
+  V* y_out;
+  V alpha;
+  V beta;
+  unsigned long long* row_counter;  // light only: next row to hand out
+  int rounds_per_take;              // light warp-level only: rounds of 32 / Width rows per take
+};
+
+template <class V, class I, class O>
+using RowKernelFn = void (*)(RowArgs<V, I, O>);
+
+// Read-only path for data that no thread writes during the kernel (matrix, x; x never aliases
+// y_out by contract).
+template <class T>
+__device__ __forceinline__ T load_ro(const T* p) {
+  return __ldg(p);
+}
+
+// Lanes of the vector holding lane_in_warp (Width consecutive, aligned lanes of the warp): the
+// mask of the vector's own shuffles when vectors of one warp run apart.
+template <int Width>
+__device__ __forceinline__ unsigned vector_lane_mask(int lane_in_warp) {
+  if constexpr (Width == kWarpSize)
+    return kFullWarpMask;
+  else
+    return ((1u << Width) - 1u) << (lane_in_warp & ~(Width - 1));
+}
+
+// sum + the products a_j x_col(j) for j = j0, j0 + Step, ... < last, added in that order. Four
+// steps at a time load their values and indices first, then the x entries, then add: the loads
+// are in flight together, the order of the additions (so the result) does not change.
+template <int Step, class V, class I, class O, class U>
+__device__ __forceinline__ V strided_dot(const RowArgs<V, I, O>& a, U j, U last, V sum) {
+  constexpr int kUnroll = 4;
+  for (; j + static_cast<U>((kUnroll - 1) * Step) < last; j += kUnroll * Step) {
+    V value[kUnroll];
+    I col[kUnroll];
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+      value[k] = load_ro(a.values + j + k * Step);
+      col[k] = load_ro(a.col_idx + j + k * Step);
+    }
+    V xv[kUnroll];
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) xv[k] = load_ro(a.x + col[k]);
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) sum += value[k] * xv[k];
+  }
+  // At most three steps left: not worth unrolling (registers).
+#pragma unroll 1
+  for (; j < last; j += Step) sum += load_ro(a.values + j) * load_ro(a.x + load_ro(a.col_idx + j));
+  return sum;
+}
+
+// Lane `lane` of a vector of Width lanes: its share of row [begin, end) of A times x, summed in
+// a fixed order (elements lane, lane + Width, ...). Offsets are walked as unsigned so that
+// j + Width cannot overflow a signed 32-bit offset near 2^31.
+template <int Width, class V, class I, class O>
+__device__ __forceinline__ V vector_row_partial(const RowArgs<V, I, O>& a, O begin, O end,
+                                                int lane) {
+  using U = std::make_unsigned_t<O>;
+  const U first = static_cast<U>(begin);
+  const U last = static_cast<U>(end);
+  V sum = V(0);
+  U j;
+  if constexpr (Width == kWarpSize) {
+    // Whole warp on one row: start on a 32-element boundary so every later warp-wide load
+    // touches the fewest sectors; the first step skips the lanes before the row.
+    j = (first & ~static_cast<U>(Width - 1)) + static_cast<U>(lane);
+    if (j >= first && j < last) sum = load_ro(a.values + j) * load_ro(a.x + load_ro(a.col_idx + j));
+    j += Width;
+  } else {
+    j = first + static_cast<U>(lane);
+  }
+  return strided_dot<Width>(a, j, last, sum);
+}
+
+// Sum over the Width lanes of each vector; lane 0 of the vector gets the total. Fixed tree:
+// deterministic. `mask` names the lanes taking part (the vector, or the whole warp).
+template <int Width, class V>
+__device__ __forceinline__ V vector_reduce(V sum, unsigned mask) {
+#pragma unroll
+  for (int offset = Width / 2; offset > 0; offset /= 2)
+    sum += __shfl_down_sync(mask, sum, offset, Width);
+  return sum;
+}
+
+// Row [begin, end) for every lane of the vector: lanes 0 and 1 load one offset each (inactive
+// vectors load nothing and get an empty range).
+template <int Width, class O>
+__device__ __forceinline__ void vector_row_bounds(const O* row_ptr, std::int64_t row, bool active,
+                                                  int lane, unsigned mask, O& begin, O& end) {
+  static_assert(Width >= 2, "a vector needs two lanes to load the row bounds");
+  O bound = O(0);
+  if (active && lane < 2) bound = load_ro(row_ptr + row + lane);
+  begin = __shfl_sync(mask, bound, 0, Width);
+  end = __shfl_sync(mask, bound, 1, Width);
+}
+
+// y_out[row] = alpha * sum + beta * y_in[row]; y_in is not read when beta == 0 (BLAS).
+template <class V, class I, class O>
+__device__ __forceinline__ void write_row(const RowArgs<V, I, O>& a, std::int64_t row, V sum) {
+  V out = a.alpha * sum;
+  if (a.beta != V(0)) out += a.beta * a.y_in[row];
+  a.y_out[row] = out;
+}
+
+// Op T, one row by one vector: y_out[col] += a_ij * (alpha x_row) with atomics (y_out was
+// pre-scaled by beta). Not deterministic: the order of the atomic additions varies.
+template <int Width, class V, class I, class O>
+__device__ __forceinline__ void vector_row_scatter(const RowArgs<V, I, O>& a, std::int64_t row,
+                                                   O begin, O end, int lane) {
+  using U = std::make_unsigned_t<O>;
+  if (begin >= end) return;
+  const V scaled_x = a.alpha * load_ro(a.x + row);
+  const U last = static_cast<U>(end);
+  for (U j = static_cast<U>(begin) + static_cast<U>(lane); j < last; j += Width)
+    atomicAdd(a.y_out + load_ro(a.col_idx + j), load_ro(a.values + j) * scaled_x);
+}
+
+// One row by one vector of Width lanes, op N or T. Every lane named in `mask` must call it
+// (inactive vectors pass active = false and do nothing but take part in the shuffles).
+template <int Width, bool Transpose, class V, class I, class O>
+__device__ __forceinline__ void vector_process_row(const RowArgs<V, I, O>& a, std::int64_t row,
+                                                   bool active, int lane, unsigned mask) {
+  O begin, end;
+  vector_row_bounds<Width>(a.row_ptr, row, active, lane, mask, begin, end);
+  if constexpr (Transpose) {
+    vector_row_scatter<Width>(a, row, begin, end, lane);
+  } else {
+    V sum = vector_row_partial<Width>(a, begin, end, lane);
+    sum = vector_reduce<Width>(sum, mask);
+    if (active && lane == 0) write_row(a, row, sum);
+  }
+}
+
+// Op T first pass over the n outputs: y_out = beta * y_in (0 when beta == 0, y_in unread).
+// Optionally resets light's row counter, which saves a memset launch (stream order makes the
+// reset visible to the next kernel).
+template <class V>
+__global__ void scale_output_kernel(std::int64_t n, V beta, const V* y_in, V* y_out,
+                                    unsigned long long* counter_to_reset) {
+  if (counter_to_reset != nullptr && blockIdx.x == 0 && threadIdx.x == 0) *counter_to_reset = 0;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride)
+    y_out[i] = beta == V(0) ? V(0) : beta * y_in[i];
+}
+
+// Blocks for `items` work items of `per_block` each, at least 1, at most `cap`.
+inline unsigned grid_size(std::int64_t items, std::int64_t per_block, std::int64_t cap) {
+  const std::int64_t blocks = items <= 0 ? 1 : (items - 1) / per_block + 1;
+  return static_cast<unsigned>(std::max<std::int64_t>(1, std::min(blocks, cap)));
+}
+
+// Grid-x limit is 2^31 - 1; every grid-stride kernel copes with any smaller grid.
+constexpr std::int64_t kMaxGridBlocks = 0x7fffffff;
+
+// Host side shared by the row kernels: options, view, argument checks, the op T pre-pass.
+template <class V, class I, class O>
+class RowKernelBase : public SpmvKernel<V, I, O> {
+ public:
+  std::string name() const override { return name_; }
+  bool supports(Op op) const override { return op == Op::N || !options_.deterministic; }
+  // Op N is always bitwise reproducible; op T (atomics) is offered only when determinism was
+  // not asked for, so every op the kernel supports is deterministic exactly when asked.
+  bool deterministic() const override { return options_.deterministic; }
+
+  void set_values(const V* values) override {
+    if (!ready_) fail(status::invalid_argument, name_ + ": set_values before setup");
+    if (A_.nnz > 0 && values == nullptr)
+      fail(status::invalid_argument, name_ + ": set_values with a null pointer");
+    A_.values = values;
+  }
+
+ protected:
+  RowKernelBase(const KernelOptions& options, std::string name)
+      : options_(options), name_(std::move(name)) {
+    const int tpb = options.threads_per_block;
+    if (tpb != 0 && (tpb < kWarpSize || tpb > kMaxThreadsPerBlock || tpb % kWarpSize != 0))
+      fail(status::invalid_argument,
+           name_ + ": threads_per_block must be a multiple of 32 in [32, 1024], got " +
+               std::to_string(tpb));
+    threads_per_block_ = tpb != 0 ? tpb : kDefaultThreadsPerBlock;
+  }
+
+  // Checks and stores the view; the derived setup then plans its launches.
+  void take_view(const CsrView<V, I, O>& A) {
+    ready_ = false;
+    if (A.memory != Memory::device)
+      fail(status::invalid_argument, name_ + ": the matrix must be in device memory");
+    if (A.rows < 0 || A.cols < 0 || A.nnz < 0)
+      fail(status::invalid_argument, name_ + ": negative matrix size");
+    if (A.rows > 0 && A.row_ptr == nullptr)
+      fail(status::invalid_argument, name_ + ": null row_ptr");
+    if (A.nnz > 0 && (A.col_idx == nullptr || A.values == nullptr))
+      fail(status::invalid_argument, name_ + ": null col_idx or values");
+    A_ = A;
+    const DeviceInfo& info = current_device_info();
+    sm_count_ = info.sm_count;
+    max_threads_per_sm_ = info.max_threads_per_sm;
+  }
+
+  // Host checks of one apply; nothing touches the device.
+  void check_apply(Op op, const V* x, V beta, const V* y_in, V* y_out) const {
+    if (!ready_) fail(status::invalid_argument, name_ + ": apply before setup");
+    if (!supports(op))
+      fail(status::unsupported, name_ + ": op T uses atomics and is not deterministic");
+    const std::int64_t n_out = op == Op::N ? A_.rows : A_.cols;
+    if (n_out > 0 && y_out == nullptr) fail(status::invalid_argument, name_ + ": null y_out");
+    if (n_out > 0 && beta != V(0) && y_in == nullptr)
+      fail(status::invalid_argument, name_ + ": null y_in with beta != 0");
+    if (A_.nnz > 0 && x == nullptr) fail(status::invalid_argument, name_ + ": null x");
+  }
+
+  RowArgs<V, I, O> args(V alpha, const V* x, V beta, const V* y_in, V* y_out,
+                        unsigned long long* row_counter = nullptr, int rounds_per_take = 1) const {
+    RowArgs<V, I, O> a;
+    a.rows = A_.rows;
+    a.row_ptr = A_.row_ptr;
+    a.col_idx = A_.col_idx;
+    a.values = A_.values;
+    a.x = x;
+    a.y_in = y_in;
+    a.y_out = y_out;
+    a.alpha = alpha;
+    a.beta = beta;
+    a.row_counter = row_counter;
+    a.rounds_per_take = rounds_per_take;
+    return a;
+  }
+
+  // Op T first pass: y_out = beta y_in over the cols outputs (skipped when it changes nothing),
+  // and light's counter reset riding along. Returns false when the pass was skipped (the
+  // caller then resets its counter itself).
+  bool scale_transpose_output(V beta, const V* y_in, V* y_out, unsigned long long* counter,
+                              cudaStream_t stream) const {
+    if (A_.cols == 0 || (beta == V(1) && y_in == y_out)) return false;
+    constexpr int kThreads = 256;
+    // A few waves of resident blocks; the grid-stride loop does the rest.
+    const std::int64_t cap =
+        std::max<std::int64_t>(1, std::int64_t(sm_count_) * (max_threads_per_sm_ / kThreads) * 4);
+    scale_output_kernel<V><<<grid_size(A_.cols, kThreads, cap), kThreads, 0, stream>>>(
+        A_.cols, beta, y_in, y_out, counter);
+    HOLA_CUDA_CHECK_LAUNCH("scale_output_kernel");
+    return true;
+  }
+
+  KernelOptions options_;
+  std::string name_;
+  int threads_per_block_ = kDefaultThreadsPerBlock;
+  CsrView<V, I, O> A_{};
+  bool ready_ = false;
+  int sm_count_ = 0;
+  int max_threads_per_sm_ = 0;
+};
+
+// Mean nonzeros per row (0 for no rows).
+inline double mean_row_length(std::int64_t rows, std::int64_t nnz) {
+  return rows > 0 ? static_cast<double>(nnz) / static_cast<double>(rows) : 0.0;
+}
+
+}  // namespace hola::cuda::rowwise

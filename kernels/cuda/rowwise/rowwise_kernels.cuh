@@ -1,0 +1,211 @@
+// Row-wise CSR kernels with a static row assignment (seed 001 and CUSP's csr_vector):
+//  - scalar: one thread per row. Good for very short rows; loads are not coalesced.
+//  - vector: one warp (32 lanes) per row, coalesced loads, shuffle reduction. Good for long rows.
+//  - vector_adaptive: Width = 2, 4, 8, 16 or 32 lanes per row, picked at setup from the mean
+//    row length with CUSP's rule (see adaptive_lanes_per_row).
+// Op N sums each row in a fixed order: bitwise reproducible. Op T scatters with atomicAdd into y
+// pre-scaled by beta: not reproducible, so it is not offered when options.deterministic is set.
+// Included by the instantiation files rowwise_*.cu only.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "hola/gpu_kernels.hpp"
+#include "rowwise/row_common.cuh"
+
+namespace hola::cuda::rowwise {
+
+// One thread per row, grid-stride over the rows.
+template <bool Transpose, class V, class I, class O>
+__global__ __launch_bounds__(kMaxThreadsPerBlock) void scalar_rows_kernel(RowArgs<V, I, O> a) {
+  using U = std::make_unsigned_t<O>;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       row < a.rows; row += stride) {
+    const U begin = static_cast<U>(load_ro(a.row_ptr + row));
+    const U end = static_cast<U>(load_ro(a.row_ptr + row + 1));
+    if constexpr (Transpose) {
+      if (begin < end) {
+        const V scaled_x = a.alpha * load_ro(a.x + row);
+        for (U j = begin; j < end; ++j)
+          atomicAdd(a.y_out + load_ro(a.col_idx + j), load_ro(a.values + j) * scaled_x);
+      }
+    } else {
+      write_row(a, row, strided_dot<1>(a, begin, end, V(0)));
+    }
+  }
+}
+
+// One vector of Width lanes per row, grid-stride over the rows. The loop runs per warp (its
+// first row is the same for all 32 lanes), so the full-warp shuffles always see every lane;
+// vectors past the last row just take part.
+template <int Width, bool Transpose, class V, class I, class O>
+__global__ __launch_bounds__(kMaxThreadsPerBlock) void vector_rows_kernel(RowArgs<V, I, O> a) {
+  const int lane_in_warp = static_cast<int>(threadIdx.x % kWarpSize);
+  const int lane = lane_in_warp % Width;
+  const int vector_in_warp = lane_in_warp / Width;
+  const std::int64_t vectors_per_block = blockDim.x / Width;
+  // Global index of the warp's first vector = the first row it handles.
+  const std::int64_t warp_first_row =
+      (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + (threadIdx.x - lane_in_warp)) / Width;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * vectors_per_block;
+  for (std::int64_t first = warp_first_row; first < a.rows; first += stride) {
+    const std::int64_t row = first + vector_in_warp;
+    vector_process_row<Width, Transpose>(a, row, row < a.rows, lane, kFullWarpMask);
+  }
+}
+
+template <bool Transpose, class V, class I, class O>
+RowKernelFn<V, I, O> vector_rows_fn(int width) {
+  switch (width) {
+    case 2:
+      return vector_rows_kernel<2, Transpose, V, I, O>;
+    case 4:
+      return vector_rows_kernel<4, Transpose, V, I, O>;
+    case 8:
+      return vector_rows_kernel<8, Transpose, V, I, O>;
+    case 16:
+      return vector_rows_kernel<16, Transpose, V, I, O>;
+    case 32:
+      return vector_rows_kernel<32, Transpose, V, I, O>;
+    default:
+      fail(status::internal, "vector kernel: unexpected width " + std::to_string(width));
+  }
+}
+
+// CUSP's csr_vector rule: the smallest width of 2, 4, 8, 16, 32 lanes at least the (truncated)
+// mean row length, so most rows take one step of the vector.
+inline int adaptive_lanes_per_row(std::int64_t rows, std::int64_t nnz) {
+  const std::int64_t mean = rows > 0 ? nnz / rows : 0;
+  if (mean <= 2) return 2;
+  if (mean <= 4) return 4;
+  if (mean <= 8) return 8;
+  if (mean <= 16) return 16;
+  return 32;
+}
+
+template <class V, class I, class O>
+class ScalarKernel final : public RowKernelBase<V, I, O> {
+  using Base = RowKernelBase<V, I, O>;
+
+ public:
+  explicit ScalarKernel(const KernelOptions& options) : Base(options, "scalar") {}
+
+  void setup(const CsrView<V, I, O>& A, void* /*stream*/) override {
+    this->take_view(A);
+    grid_ = grid_size(A.rows, this->threads_per_block_, kMaxGridBlocks);
+    this->ready_ = true;
+  }
+
+  std::size_t workspace_bytes() const override { return 0; }
+
+  void apply(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out, void* stream) override {
+    this->check_apply(op, x, beta, y_in, y_out);
+    const cudaStream_t s = as_stream(stream);
+    const auto& A = this->A_;
+    const RowArgs<V, I, O> a = this->args(alpha, x, beta, y_in, y_out);
+    if (op == Op::N) {
+      if (A.rows == 0) return;
+      scalar_rows_kernel<false, V, I, O><<<grid_, this->threads_per_block_, 0, s>>>(a);
+      HOLA_CUDA_CHECK_LAUNCH("scalar_rows_kernel<N>");
+    } else {
+      if (A.cols == 0) return;
+      this->scale_transpose_output(beta, y_in, y_out, nullptr, s);
+      if (A.rows == 0 || A.nnz == 0) return;
+      scalar_rows_kernel<true, V, I, O><<<grid_, this->threads_per_block_, 0, s>>>(a);
+      HOLA_CUDA_CHECK_LAUNCH("scalar_rows_kernel<T>");
+    }
+  }
+
+ private:
+  unsigned grid_ = 1;
+};
+
+// lanes_per_row: 32 for "vector", 0 to pick it at setup (adaptive_lanes_per_row), or forced.
+template <class V, class I, class O>
+class VectorKernel final : public RowKernelBase<V, I, O> {
+  using Base = RowKernelBase<V, I, O>;
+
+ public:
+  VectorKernel(const KernelOptions& options, std::string name, int lanes_per_row)
+      : Base(options, std::move(name)), forced_width_(lanes_per_row) {}
+
+  void setup(const CsrView<V, I, O>& A, void* /*stream*/) override {
+    this->take_view(A);
+    width_ = forced_width_ != 0 ? forced_width_ : adaptive_lanes_per_row(A.rows, A.nnz);
+    n_fn_ = vector_rows_fn<false, V, I, O>(width_);
+    t_fn_ = vector_rows_fn<true, V, I, O>(width_);
+    grid_ = grid_size(A.rows, this->threads_per_block_ / width_, kMaxGridBlocks);
+    this->ready_ = true;
+  }
+
+  std::size_t workspace_bytes() const override { return 0; }
+
+  void apply(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out, void* stream) override {
+    this->check_apply(op, x, beta, y_in, y_out);
+    const cudaStream_t s = as_stream(stream);
+    const auto& A = this->A_;
+    const RowArgs<V, I, O> a = this->args(alpha, x, beta, y_in, y_out);
+    if (op == Op::N) {
+      if (A.rows == 0) return;
+      n_fn_<<<grid_, this->threads_per_block_, 0, s>>>(a);
+      HOLA_CUDA_CHECK_LAUNCH("vector_rows_kernel<N>");
+    } else {
+      if (A.cols == 0) return;
+      this->scale_transpose_output(beta, y_in, y_out, nullptr, s);
+      if (A.rows == 0 || A.nnz == 0) return;
+      t_fn_<<<grid_, this->threads_per_block_, 0, s>>>(a);
+      HOLA_CUDA_CHECK_LAUNCH("vector_rows_kernel<T>");
+    }
+  }
+
+ private:
+  int forced_width_ = 0;
+  int width_ = kWarpSize;
+  RowKernelFn<V, I, O> n_fn_ = nullptr;
+  RowKernelFn<V, I, O> t_fn_ = nullptr;
+  unsigned grid_ = 1;
+};
+
+}  // namespace hola::cuda::rowwise
+
+namespace hola::gpu {
+
+template <class V, class I, class O>
+SpmvKernelPtr<V, I, O> make_scalar(const KernelOptions& options) {
+  return std::make_unique<cuda::rowwise::ScalarKernel<V, I, O>>(options);
+}
+
+template <class V, class I, class O>
+SpmvKernelPtr<V, I, O> make_vector(const KernelOptions& options) {
+  return std::make_unique<cuda::rowwise::VectorKernel<V, I, O>>(options, "vector",
+                                                                cuda::rowwise::kWarpSize);
+}
+
+template <class V, class I, class O>
+SpmvKernelPtr<V, I, O> make_vector_adaptive(const KernelOptions& options) {
+  return std::make_unique<cuda::rowwise::VectorKernel<V, I, O>>(options, "vector_adaptive", 0);
+}
+
+template <class V, class I, class O>
+SpmvKernelPtr<V, I, O> make_vector_adaptive_forced(const KernelOptions& options,
+                                                   int lanes_per_row) {
+  if (lanes_per_row == 0) return make_vector_adaptive<V, I, O>(options);
+  if (lanes_per_row != 2 && lanes_per_row != 4 && lanes_per_row != 8 && lanes_per_row != 16 &&
+      lanes_per_row != 32)
+    fail(status::invalid_argument,
+         "vector_adaptive: lanes per row must be 0, 2, 4, 8, 16 or 32, got " +
+             std::to_string(lanes_per_row));
+  return std::make_unique<cuda::rowwise::VectorKernel<V, I, O>>(
+      options, "vector_adaptive_" + std::to_string(lanes_per_row), lanes_per_row);
+}
+
+}  // namespace hola::gpu
+
+// Explicit instantiation of the four factories for one type combination (inside hola::gpu).
+#define HOLA_ROWWISE_INSTANTIATE(V, I, O)                                              \
+  template SpmvKernelPtr<V, I, O> make_scalar<V, I, O>(const KernelOptions&);          \
+  template SpmvKernelPtr<V, I, O> make_vector<V, I, O>(const KernelOptions&);          \
+  template SpmvKernelPtr<V, I, O> make_vector_adaptive<V, I, O>(const KernelOptions&); \
+  template SpmvKernelPtr<V, I, O> make_vector_adaptive_forced<V, I, O>(const KernelOptions&, int);

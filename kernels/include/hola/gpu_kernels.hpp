@@ -1,0 +1,46 @@
+// Factories of the GPU kernel families. Each returns a kernel working on device memory.
+// Available only in builds with HOLA_ENABLE_CUDA; gpu_available() exists in every build.
+#pragma once
+
+#include "hola/spmv_kernel.hpp"
+
+namespace hola::gpu {
+
+// True when the library was built with CUDA and a usable GPU is present.
+bool gpu_available() noexcept;
+
+#if defined(HOLA_ENABLE_CUDA)
+template <class V, class I, class O>
+SpmvKernelPtr<V, I, O> make_hola(const KernelOptions& options);  // seed 000 (N and T)
+template <class V, class I, class O>
+SpmvKernelPtr<V, I, O> make_merge(const KernelOptions& options);  // merge path
+template <class V, class I, class O>
+SpmvKernelPtr<V, I, O> make_light(const KernelOptions& options);  // LightSpMV
+template <class V, class I, class O>
+SpmvKernelPtr<V, I, O> make_scalar(const KernelOptions& options);  // thread per row
+template <class V, class I, class O>
+SpmvKernelPtr<V, I, O> make_vector(const KernelOptions& options);  // warp per row
+template <class V, class I, class O>
+SpmvKernelPtr<V, I, O> make_vector_adaptive(const KernelOptions& options);  // CUSP-style width
+// cuSPARSE cusparseSpMV; alg 1 = CUSPARSE_SPMV_CSR_ALG1, 2 = CSR_ALG2.
+template <class V, class I, class O>
+SpmvKernelPtr<V, I, O> make_cusparse(const KernelOptions& options, int alg);
+
+// How LightSpMV hands out rows: vector-level (each vector takes one row per atomic) or
+// warp-level (lane 0 of a warp takes rounds x 32 / width rows per atomic); automatic is
+// make_light's choice (warp-level).
+enum class LightDistribution { automatic, vector, warp };
+// LightSpMV with its choices forced (tests, tuning): vector_width 2, 4, 8 or 32 lanes per row,
+// rounds_per_take 1 to 16 (warp-level only; 1 is the paper's variant); 0 leaves a choice to
+// make_light's rules.
+template <class V, class I, class O>
+SpmvKernelPtr<V, I, O> make_light_forced(const KernelOptions& options,
+                                         LightDistribution distribution, int vector_width,
+                                         int rounds_per_take = 0);
+// CUSP-style vector kernel with the lanes per row forced: 2, 4, 8, 16 or 32 (0: from the mean
+// row length, as make_vector_adaptive).
+template <class V, class I, class O>
+SpmvKernelPtr<V, I, O> make_vector_adaptive_forced(const KernelOptions& options, int lanes_per_row);
+#endif
+
+}  // namespace hola::gpu

@@ -1,0 +1,52 @@
+// The one interface every SpMV kernel implements (CPU and GPU alike).
+//
+// Contract (DESIGN.md §2): y_out = alpha * op(A) * x + beta * y_in.
+//  - beta == 0: y_in is not read (it may be null, NaN in it never leaks).
+//  - y_in == y_out is allowed (the usual in-place update); PETSc's z = y + A x passes
+//    alpha = beta = 1 with distinct y_in and y_out.
+//  - x must not overlap y_out (the plugin checks this before calling).
+//  - setup() may allocate and synchronize; apply() allocates nothing, copies nothing between
+//    host and device and never synchronizes the device. It runs on the given stream
+//    (a cudaStream_t passed as void*, ignored by CPU kernels).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "hola/csr_view.hpp"
+
+namespace hola {
+
+// Options every kernel understands; kernels ignore what does not apply to them.
+struct KernelOptions {
+  bool deterministic = false;  // bitwise reproducible results: no floating-point atomics
+  int nnz_per_thread = 0;      // 0: the kernel's tuned default
+  int threads_per_block = 0;   // 0: the kernel's tuned default
+  int cpu_threads = 0;         // 0: OpenMP's default
+};
+
+template <class V, class I, class O>
+class SpmvKernel {
+ public:
+  virtual ~SpmvKernel() = default;
+
+  virtual std::string name() const = 0;
+  virtual bool supports(Op op) const = 0;
+  virtual bool deterministic() const = 0;
+
+  // Analysis and buffers for this structure. The view must stay valid until the next setup.
+  virtual void setup(const CsrView<V, I, O>& A, void* stream) = 0;
+  // New values with the same structure (no new analysis).
+  virtual void set_values(const V* values) = 0;
+  // Bytes of memory the kernel holds for this matrix beyond the matrix itself.
+  virtual std::size_t workspace_bytes() const = 0;
+
+  virtual void apply(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out,
+                     void* stream) = 0;
+};
+
+template <class V, class I, class O>
+using SpmvKernelPtr = std::unique_ptr<SpmvKernel<V, I, O>>;
+
+}  // namespace hola

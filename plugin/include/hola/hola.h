@@ -1,0 +1,69 @@
+/* Hola C API: a thin layer over hola::Operator for C programs and foreign adapters.
+ * Every call returns a hola_status; on failure hola_last_error() gives the message
+ * (thread-local, valid until the next failing call of the same thread). */
+#ifndef HOLA_H
+#define HOLA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  HOLA_SUCCESS = 0,
+  HOLA_INVALID_ARGUMENT = 1,
+  HOLA_INVALID_CSR = 2,
+  HOLA_ALIASING = 3,
+  HOLA_SIZE_MISMATCH = 4,
+  HOLA_UNSUPPORTED = 5,
+  HOLA_IO_ERROR = 6,
+  HOLA_PARSE_ERROR = 7,
+  HOLA_CUDA_ERROR = 8,
+  HOLA_CUSPARSE_ERROR = 9,
+  HOLA_NO_DEVICE = 10,
+  HOLA_OUT_OF_MEMORY = 11,
+  HOLA_INTERNAL_ERROR = 12
+} hola_status;
+
+typedef enum { HOLA_FLOAT32 = 0, HOLA_FLOAT64 = 1 } hola_value_type;
+typedef enum { HOLA_INT32 = 0, HOLA_INT64 = 1 } hola_index_type;
+typedef enum { HOLA_OP_N = 0, HOLA_OP_T = 1 } hola_op;
+typedef enum { HOLA_MEMORY_HOST = 0, HOLA_MEMORY_DEVICE = 1 } hola_memory;
+
+typedef struct hola_operator_s* hola_operator;
+
+/* kernel: registry name ("auto", "hola", "cpu", ...); NULL means "auto". */
+hola_status hola_operator_create(hola_operator* op, hola_value_type value_type,
+                                 hola_index_type col_index_type, hola_index_type row_offset_type,
+                                 const char* kernel, int deterministic);
+/* Analysis, cached on (arrays, sizes, structure_version); same key: values refreshed only. */
+hola_status hola_operator_setup(hola_operator op, int64_t rows, int64_t cols, int64_t nnz,
+                                const void* row_ptr, const void* col_idx, const void* values,
+                                hola_memory memory, uint64_t structure_version);
+/* y_out = alpha op(A) x + beta y_in; alpha and beta point to one value of the value type.
+ * y_in may equal y_out, or be NULL when *beta == 0. stream: a cudaStream_t or NULL. */
+hola_status hola_operator_apply(hola_operator op, hola_op trans, const void* alpha, const void* x,
+                                int64_t x_size, const void* beta, const void* y_in, void* y_out,
+                                int64_t y_size, void* stream);
+/* z = y + A x (z may equal y). */
+hola_status hola_operator_multiply_add(hola_operator op, const void* x, int64_t x_size,
+                                       const void* y, void* z, int64_t z_size, void* stream);
+/* Name of the kernel that runs trans (valid until the next setup or destroy). */
+hola_status hola_operator_kernel_name(hola_operator op, hola_op trans, const char** name);
+hola_status hola_operator_workspace_bytes(hola_operator op, size_t* bytes);
+hola_status hola_operator_destroy(hola_operator op);
+
+const char* hola_last_error(void);
+const char* hola_status_string(hola_status status);
+/* 1 when this library was built with CUDA and a GPU is usable. */
+int hola_gpu_available(void);
+/* Comma-separated kernel names of this build. */
+const char* hola_kernel_names(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HOLA_H */

@@ -1,0 +1,79 @@
+// hola::Operator — what every adapter uses: set up once per matrix structure, apply many times.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "hola/csr_view.hpp"
+#include "hola/spmv_kernel.hpp"
+
+namespace hola {
+
+struct OperatorOptions {
+  // Registry name ("auto", "hola", "merge", "light", "scalar", "vector", "vector-adaptive",
+  // "cusparse", "cusparse-alg2", "cpu"). "auto" picks from the matrix features.
+  std::string kernel = "auto";
+  bool deterministic = false;  // bitwise reproducible results (no floating-point atomics)
+  // Full structural check of the CSR arrays at setup (O(nnz), on the GPU for device
+  // matrices). Sizes and pointers are always checked.
+  bool validate = true;
+  KernelOptions kernel_options{};  // tuning knobs passed to the kernel
+};
+
+// Read-only and writable vectors with their lengths (checked against the matrix).
+template <class V>
+struct ConstVec {
+  const V* data = nullptr;
+  std::int64_t size = 0;
+};
+template <class V>
+struct Vec {
+  V* data = nullptr;
+  std::int64_t size = 0;
+};
+
+template <class V, class I, class O>
+class Operator {
+ public:
+  explicit Operator(OperatorOptions options = {});
+  ~Operator();
+  Operator(Operator&&) noexcept;
+  Operator& operator=(Operator&&) noexcept;
+
+  // Analysis for A. The cache key is (row_ptr, col_idx, rows, cols, nnz, structure_version):
+  // with the same key only the values pointer is refreshed (values may change freely).
+  // Invalid input throws hola::error and leaves the Operator as it was.
+  void setup(const CsrView<V, I, O>& A, std::uint64_t structure_version = 0);
+
+  // y_out = alpha op(A) x + beta y_in. beta == 0 never reads y_in. y_in may be y_out (or
+  // null when beta == 0); x must not overlap y_out. No allocation, no host<->device copy, no
+  // device synchronisation; runs on `stream` (a cudaStream_t, ignored for host matrices).
+  void apply(Op op, V alpha, ConstVec<V> x, V beta, ConstVec<V> y_in, Vec<V> y_out,
+             void* stream = nullptr);
+  // In place: y = alpha op(A) x + beta y.
+  void apply(Op op, V alpha, ConstVec<V> x, V beta, Vec<V> y, void* stream = nullptr) {
+    apply(op, alpha, x, beta, ConstVec<V>{y.data, y.size}, y, stream);
+  }
+  // z = y + A x (PETSc's MatMultAdd); z may be y.
+  void multiply_add(ConstVec<V> x, ConstVec<V> y, Vec<V> z, void* stream = nullptr) {
+    apply(Op::N, V(1), x, V(1), y, z, stream);
+  }
+
+  bool is_setup() const;
+  const CsrView<V, I, O>& matrix() const;
+  // Kernel that runs op (after fallbacks), e.g. "hola"; empty before setup.
+  std::string kernel_name(Op op) const;
+  // Why that kernel was chosen (auto rule, fallback reason), for -mat_hola_view.
+  std::string selection_reason() const;
+  std::size_t workspace_bytes() const;
+  // Times the analysis ran (a test of the cache).
+  std::uint64_t analysis_count() const;
+  const OperatorOptions& options() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hola

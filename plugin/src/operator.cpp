@@ -1,0 +1,219 @@
+#include "hola/operator.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "hola/error.hpp"
+#include "hola/gpu_kernels.hpp"
+#include "hola/gpu_validate.hpp"
+#include "hola/registry.hpp"
+#include "hola/selector.hpp"
+#include "hola/validate.hpp"
+
+namespace hola {
+
+namespace {
+
+struct CacheKey {
+  const void* row_ptr = nullptr;
+  const void* col_idx = nullptr;
+  std::int64_t rows = -1, cols = -1, nnz = -1;
+  std::uint64_t version = 0;
+  Memory memory = Memory::host;
+  bool operator==(const CacheKey& o) const {
+    return row_ptr == o.row_ptr && col_idx == o.col_idx && rows == o.rows && cols == o.cols &&
+           nnz == o.nnz && version == o.version && memory == o.memory;
+  }
+};
+
+// Device kernels tried, in this order, when the requested one cannot do an op (or cannot do it
+// deterministically).
+const char* const kDeviceFallbacks[] = {"hola", "merge", "light", "vector", "scalar",
+                                        "cusparse", "cusparse-alg2"};
+
+template <class V>
+bool overlaps(const V* a, std::int64_t na, const V* b, std::int64_t nb) {
+  if (!a || !b || na <= 0 || nb <= 0) return false;
+  const auto pa = reinterpret_cast<std::uintptr_t>(a), pb = reinterpret_cast<std::uintptr_t>(b);
+  return pa < pb + nb * sizeof(V) && pb < pa + na * sizeof(V);
+}
+
+}  // namespace
+
+template <class V, class I, class O>
+struct Operator<V, I, O>::Impl {
+  OperatorOptions options;
+  CsrView<V, I, O> A{};
+  CacheKey key;
+  bool ready = false;
+  SpmvKernelPtr<V, I, O> kernel_n;
+  SpmvKernelPtr<V, I, O> kernel_t;  // null when kernel_n also does op T
+  std::string reason;
+  std::uint64_t analyses = 0;
+
+  SpmvKernel<V, I, O>* kernel_for(Op op) const {
+    return op == Op::N || !kernel_t ? kernel_n.get() : kernel_t.get();
+  }
+};
+
+template <class V, class I, class O>
+Operator<V, I, O>::Operator(OperatorOptions options) : impl_(std::make_unique<Impl>()) {
+  if (!KernelRegistry::find(options.kernel))
+    fail(status::invalid_argument,
+         "unknown kernel '" + options.kernel + "' (known: " + KernelRegistry::names() + ")");
+  options.kernel_options.deterministic = options.deterministic;
+  impl_->options = std::move(options);
+}
+
+template <class V, class I, class O>
+Operator<V, I, O>::~Operator() = default;
+template <class V, class I, class O>
+Operator<V, I, O>::Operator(Operator&&) noexcept = default;
+template <class V, class I, class O>
+Operator<V, I, O>& Operator<V, I, O>::operator=(Operator&&) noexcept = default;
+
+template <class V, class I, class O>
+void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure_version) {
+  const OperatorOptions& opt = impl_->options;
+  if (std::string msg = check_csr_shape(A); !msg.empty()) fail(status::invalid_argument, msg);
+  const CacheKey key{A.row_ptr, A.col_idx, A.rows, A.cols, A.nnz, structure_version, A.memory};
+  if (impl_->ready && key == impl_->key) {
+    // Same structure: new values only, no analysis.
+    impl_->A.values = A.values;
+    impl_->kernel_n->set_values(A.values);
+    if (impl_->kernel_t) impl_->kernel_t->set_values(A.values);
+    return;
+  }
+  if (A.memory == Memory::device && !gpu::gpu_available())
+    fail(status::no_device, "the matrix is in device memory but no usable CUDA GPU was found" +
+                                std::string(
+#if defined(HOLA_ENABLE_CUDA)
+                                    ""
+#else
+                                    " (this build of Hola has no CUDA support)"
+#endif
+                                    ));
+  if (opt.validate) {
+    std::string msg;
+    if (A.memory == Memory::host) {
+      msg = check_csr(A);
+    } else {
+#if defined(HOLA_ENABLE_CUDA)
+      msg = gpu::check_csr_device(A, nullptr);
+#endif
+    }
+    if (!msg.empty()) fail(status::invalid_csr, "invalid CSR matrix: " + msg);
+  }
+
+  // Choose, make and set up the kernels; the Operator changes only when all of it succeeded.
+  KernelSelection sel = select_kernel(opt.kernel, A.memory, A);
+  std::string reason = sel.reason;
+  auto usable = [&](const std::string& name, Op op) -> SpmvKernelPtr<V, I, O> {
+    const KernelInfo* info = KernelRegistry::find(name);
+    if (!info || info->memory != A.memory) return nullptr;
+    if (!info->mixed_index_types && !std::is_same_v<I, O>) return nullptr;
+    auto k = KernelRegistry::create<V, I, O>(name, opt.kernel_options);
+    if (!k->supports(op) || (opt.deterministic && !k->deterministic())) return nullptr;
+    return k;
+  };
+  auto pick = [&](Op op) -> SpmvKernelPtr<V, I, O> {
+    if (auto k = usable(sel.name, op)) return k;
+    if (A.memory == Memory::device) {
+      for (const char* name : kDeviceFallbacks) {
+        if (auto k = usable(name, op)) {
+          reason += std::string("; ") + sel.name + " cannot do op " + op_name(op) +
+                    (opt.deterministic ? " deterministically" : "") + ", using " + name;
+          return k;
+        }
+      }
+    }
+    fail(status::unsupported, std::string("no ") + memory_name(A.memory) + " kernel can do op " +
+                                  op_name(op) + (opt.deterministic ? " deterministically" : "") +
+                                  " for these types");
+  };
+  SpmvKernelPtr<V, I, O> kn = pick(Op::N);
+  SpmvKernelPtr<V, I, O> kt;
+  const bool n_does_t = kn->supports(Op::T) && (!opt.deterministic || kn->deterministic());
+  if (!n_does_t) kt = pick(Op::T);
+  kn->setup(A, nullptr);
+  if (kt) kt->setup(A, nullptr);
+
+  impl_->A = A;
+  impl_->key = key;
+  impl_->kernel_n = std::move(kn);
+  impl_->kernel_t = std::move(kt);
+  impl_->reason = std::move(reason);
+  impl_->ready = true;
+  ++impl_->analyses;
+}
+
+template <class V, class I, class O>
+void Operator<V, I, O>::apply(Op op, V alpha, ConstVec<V> x, V beta, ConstVec<V> y_in,
+                              Vec<V> y_out, void* stream) {
+  if (!impl_->ready) fail(status::invalid_argument, "Operator::apply before setup");
+  const CsrView<V, I, O>& A = impl_->A;
+  const std::int64_t nx = op == Op::N ? A.cols : A.rows;
+  const std::int64_t ny = op == Op::N ? A.rows : A.cols;
+  const char* shape = op == Op::N ? "A x" : "A^T x";
+  if (x.size != nx)
+    fail(status::size_mismatch, std::string("x has ") + std::to_string(x.size) +
+                                    " entries but " + shape + " needs " + std::to_string(nx));
+  if (y_out.size != ny)
+    fail(status::size_mismatch, std::string("y has ") + std::to_string(y_out.size) +
+                                    " entries but " + shape + " gives " + std::to_string(ny));
+  const bool reads_y = beta != V(0);
+  if (reads_y && y_in.size != ny)
+    fail(status::size_mismatch, "input y has " + std::to_string(y_in.size) + " entries, expected " +
+                                    std::to_string(ny));
+  if ((nx > 0 && !x.data) || (ny > 0 && !y_out.data) || (reads_y && ny > 0 && !y_in.data))
+    fail(status::invalid_argument, "null vector pointer");
+  if (overlaps(x.data, x.size, y_out.data, y_out.size))
+    fail(status::aliasing, "x overlaps the output vector: x must not alias y or z");
+  if (reads_y && y_in.data != y_out.data && overlaps(y_in.data, y_in.size, y_out.data, y_out.size))
+    fail(status::aliasing, "the input y partially overlaps the output: pass the same vector or "
+                           "disjoint ones");
+  impl_->kernel_for(op)->apply(op, alpha, x.data, beta, reads_y ? y_in.data : nullptr, y_out.data,
+                               stream);
+}
+
+template <class V, class I, class O>
+bool Operator<V, I, O>::is_setup() const {
+  return impl_->ready;
+}
+template <class V, class I, class O>
+const CsrView<V, I, O>& Operator<V, I, O>::matrix() const {
+  return impl_->A;
+}
+template <class V, class I, class O>
+std::string Operator<V, I, O>::kernel_name(Op op) const {
+  return impl_->ready ? impl_->kernel_for(op)->name() : std::string();
+}
+template <class V, class I, class O>
+std::string Operator<V, I, O>::selection_reason() const {
+  return impl_->reason;
+}
+template <class V, class I, class O>
+std::size_t Operator<V, I, O>::workspace_bytes() const {
+  if (!impl_->ready) return 0;
+  return impl_->kernel_n->workspace_bytes() +
+         (impl_->kernel_t ? impl_->kernel_t->workspace_bytes() : 0);
+}
+template <class V, class I, class O>
+std::uint64_t Operator<V, I, O>::analysis_count() const {
+  return impl_->analyses;
+}
+template <class V, class I, class O>
+const OperatorOptions& Operator<V, I, O>::options() const {
+  return impl_->options;
+}
+
+template class Operator<float, std::int32_t, std::int32_t>;
+template class Operator<float, std::int32_t, std::int64_t>;
+template class Operator<float, std::int64_t, std::int32_t>;
+template class Operator<float, std::int64_t, std::int64_t>;
+template class Operator<double, std::int32_t, std::int32_t>;
+template class Operator<double, std::int32_t, std::int64_t>;
+template class Operator<double, std::int64_t, std::int32_t>;
+template class Operator<double, std::int64_t, std::int64_t>;
+
+}  // namespace hola

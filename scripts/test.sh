@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Set up, build and run every test: the main build (unit, integration; GPU tests report
+# themselves skipped without a GPU), then the unit tests again under ASan + UBSan.
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+"$HOLA_ROOT/scripts/setup.sh"
+
+cmake -S "$HOLA_ROOT" -B "$HOLA_ROOT/build" -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build "$HOLA_ROOT/build" -j "$JOBS"
+ctest --test-dir "$HOLA_ROOT/build" --output-on-failure -j "$JOBS"
+
+# Sanitizers on the CPU code (CUDA off: the sanitizers do not see device code).
+cmake -S "$HOLA_ROOT" -B "$HOLA_ROOT/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+  -DHOLA_ENABLE_CUDA=OFF -DHOLA_BUILD_DEMOS=OFF \
+  -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined"
+cmake --build "$HOLA_ROOT/build-asan" -j "$JOBS"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir "$HOLA_ROOT/build-asan" -L unit --output-on-failure -j "$JOBS"

@@ -1,0 +1,167 @@
+// hola::Operator on host memory: selection, caching, the apply contract and every bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "hola/error.hpp"
+#include "hola/generators.hpp"
+#include "hola/gpu_kernels.hpp"
+#include "hola/operator.hpp"
+#include "hola/registry.hpp"
+#include "spmv_check.hpp"
+
+namespace {
+
+using Op64 = hola::Operator<double, std::int32_t, std::int64_t>;
+
+hola::status code_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const hola::error& e) {
+    return e.code();
+  }
+  return hola::status::success;
+}
+
+struct Fixture : ::testing::Test {
+  hola::CsrMatrix<double, std::int32_t, std::int64_t> A =
+      hola::gen::banded_normal(500, 8, 20.0, 3).convert<double, std::int32_t, std::int64_t>();
+  std::vector<double> x = hola::test::random_vector<double>(500, 1);
+  std::vector<double> y = hola::test::random_vector<double>(500, 2);
+};
+
+TEST_F(Fixture, AutoOnHostUsesCpuAndMatchesReference) {
+  Op64 op;
+  op.setup(A.view());
+  EXPECT_EQ(op.kernel_name(hola::Op::N), "cpu");
+  EXPECT_EQ(op.kernel_name(hola::Op::T), "cpu");
+  for (hola::Op o : {hola::Op::N, hola::Op::T}) {
+    std::vector<double> out = y;
+    op.apply(o, 0.5, {x.data(), 500}, -2.0, {out.data(), 500});
+    EXPECT_TRUE(hola::test::matches_reference(o, 0.5, A.view(), x, -2.0, y, out));
+  }
+}
+
+TEST_F(Fixture, MultiplyAddIsPetscMatMultAdd) {
+  Op64 op;
+  op.setup(A.view());
+  std::vector<double> z(500, std::numeric_limits<double>::quiet_NaN());
+  op.multiply_add({x.data(), 500}, {y.data(), 500}, {z.data(), 500});
+  EXPECT_TRUE(hola::test::matches_reference(hola::Op::N, 1.0, A.view(), x, 1.0, y, z));
+  // z == y.
+  std::vector<double> yz = y;
+  op.multiply_add({x.data(), 500}, {yz.data(), 500}, {yz.data(), 500});
+  EXPECT_TRUE(hola::test::matches_reference(hola::Op::N, 1.0, A.view(), x, 1.0, y, yz));
+}
+
+TEST_F(Fixture, BetaZeroIgnoresNaN) {
+  Op64 op;
+  op.setup(A.view());
+  std::vector<double> out(500, std::numeric_limits<double>::quiet_NaN());
+  op.apply(hola::Op::N, 1.0, {x.data(), 500}, 0.0, {out.data(), 500});
+  for (double v : out) ASSERT_TRUE(std::isfinite(v));
+}
+
+TEST_F(Fixture, SameStructureIsNotAnalysedAgain) {
+  Op64 op;
+  op.setup(A.view(), 7);
+  op.setup(A.view(), 7);
+  EXPECT_EQ(op.analysis_count(), 1u);
+  // New values through a new pointer, same structure: still cached, new values used.
+  std::vector<double> vals(A.values.size());
+  for (std::size_t i = 0; i < vals.size(); ++i) vals[i] = 3.0 * A.values[i];
+  auto v = A.view();
+  v.values = vals.data();
+  op.setup(v, 7);
+  EXPECT_EQ(op.analysis_count(), 1u);
+  std::vector<double> out(500);
+  op.apply(hola::Op::N, 1.0, {x.data(), 500}, 0.0, {out.data(), 500});
+  EXPECT_TRUE(hola::test::matches_reference(hola::Op::N, 1.0, v, x, 0.0, y, out));
+  // A new structure version forces a new analysis.
+  op.setup(A.view(), 8);
+  EXPECT_EQ(op.analysis_count(), 2u);
+}
+
+TEST_F(Fixture, BadInputIsRejectedAndChangesNothing) {
+  Op64 op;
+  op.setup(A.view());
+  const std::vector<double> before = y;
+  std::vector<double> out = y;
+  // Size mismatches.
+  EXPECT_EQ(code_of([&] { op.apply(hola::Op::N, 1.0, {x.data(), 499}, 0.0, {out.data(), 500}); }),
+            hola::status::size_mismatch);
+  EXPECT_EQ(code_of([&] { op.apply(hola::Op::N, 1.0, {x.data(), 500}, 0.0, {out.data(), 501}); }),
+            hola::status::size_mismatch);
+  // Aliasing x and y, partially overlapping y_in / y_out.
+  std::vector<double> big(1000, 1.0);
+  EXPECT_EQ(code_of([&] {
+              op.apply(hola::Op::N, 1.0, {big.data(), 500}, 0.0, {big.data() + 100, 500});
+            }),
+            hola::status::aliasing);
+  EXPECT_EQ(code_of([&] {
+              op.apply(hola::Op::N, 1.0, {x.data(), 500}, 1.0, {big.data(), 500},
+                       {big.data() + 1, 500});
+            }),
+            hola::status::aliasing);
+  // Null vectors.
+  EXPECT_EQ(code_of([&] { op.apply(hola::Op::N, 1.0, {nullptr, 500}, 0.0, {out.data(), 500}); }),
+            hola::status::invalid_argument);
+  EXPECT_EQ(out, before) << "a rejected apply wrote to y";
+
+  // Invalid CSR at setup: the Operator keeps its previous matrix.
+  auto bad = A;
+  bad.col_idx[10] = 10000;
+  EXPECT_EQ(code_of([&] { op.setup(bad.view(), 1); }), hola::status::invalid_csr);
+  auto bad2 = A;
+  std::swap(bad2.row_ptr[3], bad2.row_ptr[4]);
+  EXPECT_EQ(code_of([&] { op.setup(bad2.view(), 1); }), hola::status::invalid_csr);
+  auto neg = A.view();
+  neg.rows = -1;
+  EXPECT_EQ(code_of([&] { op.setup(neg, 1); }), hola::status::invalid_argument);
+  op.apply(hola::Op::N, 1.0, {x.data(), 500}, 0.0, {out.data(), 500});
+  EXPECT_TRUE(hola::test::matches_reference(hola::Op::N, 1.0, A.view(), x, 0.0, y, out));
+}
+
+TEST(Operator, ErrorsBeforeSetupAndUnknownKernels) {
+  hola::Operator<float, std::int32_t, std::int32_t> op;
+  float v = 0;
+  EXPECT_EQ(code_of([&] { op.apply(hola::Op::N, 1.f, {&v, 1}, 0.f, {&v, 1}); }),
+            hola::status::invalid_argument);
+  hola::OperatorOptions o;
+  o.kernel = "nonsense";
+  EXPECT_EQ(code_of([&] { hola::Operator<float, std::int32_t, std::int32_t> bad(o); }),
+            hola::status::invalid_argument);
+}
+
+TEST(Operator, DeviceMatrixWithoutGpuIsAClearError) {
+  if (hola::gpu::gpu_available()) GTEST_SKIP() << "a GPU is present: covered by the GPU tests";
+  auto A = hola::gen::poisson2d(4, 4).convert<double, std::int32_t, std::int32_t>();
+  auto v = A.view();
+  v.memory = hola::Memory::device;
+  hola::Operator<double, std::int32_t, std::int32_t> op;
+  EXPECT_EQ(code_of([&] { op.setup(v); }), hola::status::no_device);
+}
+
+TEST(Registry, ListsKernelsAndRejectsUnknownNames) {
+  EXPECT_NE(hola::KernelRegistry::find("cpu"), nullptr);
+  EXPECT_NE(hola::KernelRegistry::find("auto"), nullptr);
+  EXPECT_EQ(hola::KernelRegistry::find("nope"), nullptr);
+  EXPECT_EQ(code_of([] { hola::KernelRegistry::create<double, int, int>("nope", {}); }),
+            hola::status::invalid_argument);
+#if defined(HOLA_ENABLE_CUDA)
+  EXPECT_NE(hola::KernelRegistry::find("hola"), nullptr);
+#else
+  EXPECT_EQ(code_of([] { hola::KernelRegistry::create<double, int, int>("hola", {}); }),
+            hola::status::unsupported);
+#endif
+  // The registry's capabilities match what each kernel reports about itself.
+  for (const hola::KernelInfo& k : hola::KernelRegistry::kernels()) {
+    if (k.name == "auto") continue;
+    auto kernel = hola::KernelRegistry::create<double, std::int32_t, std::int32_t>(k.name, {});
+    EXPECT_EQ(kernel->supports(hola::Op::N), k.op_n) << k.name;
+    EXPECT_EQ(kernel->supports(hola::Op::T), k.op_t) << k.name;
+  }
+}
+
+}  // namespace
