@@ -37,6 +37,9 @@ struct DeviceArray {
   DeviceArray(const DeviceArray&) = delete;
   void upload(const std::vector<T>& v) {
     if (n) BENCH_CUDA(cudaMemcpy(ptr, v.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    // A copy from pageable memory can return before it landed; the kernels run on a
+    // non-blocking stream that does not wait for it.
+    BENCH_CUDA(cudaDeviceSynchronize());
   }
   std::vector<T> download() const {
     std::vector<T> v(n);
