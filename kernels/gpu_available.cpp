@@ -1,5 +1,9 @@
 #include "hola/gpu_kernels.hpp"
 
+#include <string>
+
+#include "hola/error.hpp"
+
 #if defined(HOLA_ENABLE_CUDA)
 #include <cuda_runtime_api.h>
 #endif
@@ -16,6 +20,20 @@ bool gpu_available() noexcept {
   return count > 0;
 #else
   return false;
+#endif
+}
+
+void copy_device_to_host(void* dst, const void* src, std::size_t bytes) {
+#if defined(HOLA_ENABLE_CUDA)
+  if (bytes == 0) return;
+  const cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess)
+    fail(status::cuda, std::string("device-to-host copy: ") + cudaGetErrorString(e));
+#else
+  (void)dst;
+  (void)src;
+  (void)bytes;
+  fail(status::no_device, "this build of Hola has no CUDA support");
 #endif
 }
 

@@ -106,8 +106,9 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
   }
 
   // Choose, make and set up the kernels; the Operator changes only when all of it succeeded.
-  KernelSelection sel = select_kernel(opt.kernel, A.memory, A);
-  std::string reason = sel.reason;
+  const KernelChoice choice = select_kernels(opt.kernel, A);
+  std::string reason = choice.n.reason;
+  if (choice.t.name != choice.n.name) reason += "; op T: " + choice.t.reason;
   auto usable = [&](const std::string& name, Op op) -> SpmvKernelPtr<V, I, O> {
     const KernelInfo* info = KernelRegistry::find(name);
     if (!info || info->memory != A.memory) return nullptr;
@@ -116,12 +117,16 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
     if (!k->supports(op) || (opt.deterministic && !k->deterministic())) return nullptr;
     return k;
   };
-  auto pick = [&](Op op) -> SpmvKernelPtr<V, I, O> {
-    if (auto k = usable(sel.name, op)) return k;
+  // Returns the kernel for op and its registry name in `picked`.
+  auto pick = [&](Op op, std::string& picked) -> SpmvKernelPtr<V, I, O> {
+    const std::string& wanted = op == Op::N ? choice.n.name : choice.t.name;
+    picked = wanted;
+    if (auto k = usable(wanted, op)) return k;
     if (A.memory == Memory::device) {
       for (const char* name : kDeviceFallbacks) {
+        picked = name;
         if (auto k = usable(name, op)) {
-          reason += std::string("; ") + sel.name + " cannot do op " + op_name(op) +
+          reason += "; " + wanted + " cannot do op " + op_name(op) +
                     (opt.deterministic ? " deterministically" : "") + ", using " + name;
           return k;
         }
@@ -131,10 +136,13 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
                                   op_name(op) + (opt.deterministic ? " deterministically" : "") +
                                   " for these types");
   };
-  SpmvKernelPtr<V, I, O> kn = pick(Op::N);
+  std::string n_name, t_name;
+  SpmvKernelPtr<V, I, O> kn = pick(Op::N, n_name);
   SpmvKernelPtr<V, I, O> kt;
-  const bool n_does_t = kn->supports(Op::T) && (!opt.deterministic || kn->deterministic());
-  if (!n_does_t) kt = pick(Op::T);
+  // One kernel object serves both ops when it was chosen for both and can do both.
+  const bool n_does_t = choice.t.name == n_name && kn->supports(Op::T) &&
+                        (!opt.deterministic || kn->deterministic());
+  if (!n_does_t) kt = pick(Op::T, t_name);
   kn->setup(A, nullptr);
   if (kt) kt->setup(A, nullptr);
 

@@ -2,12 +2,18 @@
 // Available only in builds with HOLA_ENABLE_CUDA; gpu_available() exists in every build.
 #pragma once
 
+#include <cstddef>
+
 #include "hola/spmv_kernel.hpp"
 
 namespace hola::gpu {
 
 // True when the library was built with CUDA and a usable GPU is present.
 bool gpu_available() noexcept;
+
+// Synchronous device-to-host copy (setup-time only); throws status::cuda on failure and
+// status::no_device in builds without CUDA.
+void copy_device_to_host(void* dst, const void* src, std::size_t bytes);
 
 #if defined(HOLA_ENABLE_CUDA)
 template <class V, class I, class O>
