@@ -5,6 +5,14 @@ set -euo pipefail
 source "$(dirname "$0")/env.sh"
 "$HOLA_ROOT/scripts/setup.sh"
 
+# Formatting (clang-format, style in .clang-format).
+unformatted=$(cd "$HOLA_ROOT" && git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh' '*.h' '*.c' |
+  while read -r f; do clang-format --dry-run --Werror "$f" >/dev/null 2>&1 || echo "$f"; done)
+if [ -n "$unformatted" ]; then
+  echo "not clang-formatted:"; echo "$unformatted"; exit 1
+fi
+echo "format: all sources clang-formatted"
+
 cmake -S "$HOLA_ROOT" -B "$HOLA_ROOT/build" -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build "$HOLA_ROOT/build" -j "$JOBS"
 ctest --test-dir "$HOLA_ROOT/build" --output-on-failure -j "$JOBS"
@@ -17,3 +25,4 @@ cmake -S "$HOLA_ROOT" -B "$HOLA_ROOT/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=Deb
 cmake --build "$HOLA_ROOT/build-asan" -j "$JOBS"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir "$HOLA_ROOT/build-asan" -L unit --output-on-failure -j "$JOBS"
+

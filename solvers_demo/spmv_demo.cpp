@@ -31,10 +31,9 @@ int main(int argc, char** argv) {
 
   try {
     const auto t0 = std::chrono::steady_clock::now();
-    const hola::gen::Csr64 A64 = mtx.empty()
-                                     ? hola::gen::poisson3d(n, n, n)
-                                     : hola::read_matrix_market<double, std::int64_t,
-                                                                std::int64_t>(mtx);
+    const hola::gen::Csr64 A64 =
+        mtx.empty() ? hola::gen::poisson3d(n, n, n)
+                    : hola::read_matrix_market<double, std::int64_t, std::int64_t>(mtx);
     const auto A = A64.convert<double, std::int32_t, std::int32_t>();
     const double t_build =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -65,13 +64,15 @@ int main(int argc, char** argv) {
     const double t = times[times.size() / 2];
     const double bytes = A.nnz() * 12.0 + (A.rows + 1) * 4.0 + (A.rows + A.cols) * 8.0;
 
-    hola::reference::spmv(hola::Op::N, 1.0, A.view(), x.data(), 0.0, static_cast<const double*>(nullptr), ref.data());
+    hola::reference::spmv(hola::Op::N, 1.0, A.view(), x.data(), 0.0,
+                          static_cast<const double*>(nullptr), ref.data());
     double max_rel = 0;
     for (std::int64_t i = 0; i < A.rows; ++i)
       max_rel = std::max(max_rel, std::abs(y[i] - ref[i]) / std::max(1.0, std::abs(ref[i])));
     const bool ok = max_rel < 1e-12;
-    std::printf("y = A x: median %.3f ms over %d runs, %.1f GB/s; max error vs reference %.2e: %s\n",
-                t * 1e3, reps, bytes / t / 1e9, max_rel, ok ? "CORRECT" : "WRONG");
+    std::printf(
+        "y = A x: median %.3f ms over %d runs, %.1f GB/s; max error vs reference %.2e: %s\n",
+        t * 1e3, reps, bytes / t / 1e9, max_rel, ok ? "CORRECT" : "WRONG");
     return ok ? 0 : 1;
   } catch (const hola::error& e) {
     std::fprintf(stderr, "hola-spmv-demo: %s\n", e.what());

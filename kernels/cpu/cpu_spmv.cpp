@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <string>
 
+#include "hola/detail/instantiate.hpp"
 #include "hola/error.hpp"
 #include "hola/validate.hpp"
 
@@ -292,13 +293,8 @@ void MergeSpmv<V, I, O>::apply_t(V alpha, const V* x, V beta, const V* y_in, V* 
   }
 }
 
-template class MergeSpmv<float, std::int32_t, std::int32_t>;
-template class MergeSpmv<float, std::int32_t, std::int64_t>;
-template class MergeSpmv<float, std::int64_t, std::int32_t>;
-template class MergeSpmv<float, std::int64_t, std::int64_t>;
-template class MergeSpmv<double, std::int32_t, std::int32_t>;
-template class MergeSpmv<double, std::int32_t, std::int64_t>;
-template class MergeSpmv<double, std::int64_t, std::int32_t>;
-template class MergeSpmv<double, std::int64_t, std::int64_t>;
+#define HOLA_INSTANTIATE_CPU(V, I, O) template class MergeSpmv<V, I, O>;
+HOLA_FOR_EACH_VALUE_INDEX_OFFSET(HOLA_INSTANTIATE_CPU)
+#undef HOLA_INSTANTIATE_CPU
 
 }  // namespace hola::cpu

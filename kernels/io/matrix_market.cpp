@@ -35,6 +35,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "hola/detail/instantiate.hpp"
 #include "hola/error.hpp"
 
 namespace hola {
@@ -823,14 +824,7 @@ void write_matrix_market(const std::string& path, const CsrView<V, I, O>& A) {
                                                            MatrixMarketInfo*);                    \
   template void write_matrix_market<V, I, O>(const std::string&, const CsrView<V, I, O>&);
 
-HOLA_MM_INSTANTIATE(float, std::int32_t, std::int32_t)
-HOLA_MM_INSTANTIATE(float, std::int32_t, std::int64_t)
-HOLA_MM_INSTANTIATE(float, std::int64_t, std::int32_t)
-HOLA_MM_INSTANTIATE(float, std::int64_t, std::int64_t)
-HOLA_MM_INSTANTIATE(double, std::int32_t, std::int32_t)
-HOLA_MM_INSTANTIATE(double, std::int32_t, std::int64_t)
-HOLA_MM_INSTANTIATE(double, std::int64_t, std::int32_t)
-HOLA_MM_INSTANTIATE(double, std::int64_t, std::int64_t)
+HOLA_FOR_EACH_VALUE_INDEX_OFFSET(HOLA_MM_INSTANTIATE)
 #undef HOLA_MM_INSTANTIATE
 #undef HOLA_PREFETCH_W
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "hola/detail/instantiate.hpp"
 #include "hola/error.hpp"
 
 namespace hola::reference {
@@ -91,14 +92,7 @@ void spmv_abs_bound(Op op, V alpha, const CsrView<V, I, O>& A, const V* x, V bet
   template void spmv_abs_bound<V, I, O>(Op, V, const CsrView<V, I, O>&, const V*, V, const V*, \
                                         double*);
 
-HOLA_INSTANTIATE_REFERENCE(float, std::int32_t, std::int32_t)
-HOLA_INSTANTIATE_REFERENCE(float, std::int32_t, std::int64_t)
-HOLA_INSTANTIATE_REFERENCE(float, std::int64_t, std::int32_t)
-HOLA_INSTANTIATE_REFERENCE(float, std::int64_t, std::int64_t)
-HOLA_INSTANTIATE_REFERENCE(double, std::int32_t, std::int32_t)
-HOLA_INSTANTIATE_REFERENCE(double, std::int32_t, std::int64_t)
-HOLA_INSTANTIATE_REFERENCE(double, std::int64_t, std::int32_t)
-HOLA_INSTANTIATE_REFERENCE(double, std::int64_t, std::int64_t)
+HOLA_FOR_EACH_VALUE_INDEX_OFFSET(HOLA_INSTANTIATE_REFERENCE)
 #undef HOLA_INSTANTIATE_REFERENCE
 
 }  // namespace hola::reference

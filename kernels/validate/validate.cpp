@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "hola/detail/instantiate.hpp"
 #include "hola/error.hpp"
 
 namespace hola {
@@ -173,14 +174,7 @@ void check_no_alias(const V* x, std::int64_t nx, const V* y, std::int64_t ny, co
   template void validate_csr<V, I, O>(const CsrView<V, I, O>&, const ValidationOptions&);     \
   template std::string check_csr_shape<V, I, O>(const CsrView<V, I, O>&);
 
-HOLA_INSTANTIATE_VALIDATE(float, std::int32_t, std::int32_t)
-HOLA_INSTANTIATE_VALIDATE(float, std::int32_t, std::int64_t)
-HOLA_INSTANTIATE_VALIDATE(float, std::int64_t, std::int32_t)
-HOLA_INSTANTIATE_VALIDATE(float, std::int64_t, std::int64_t)
-HOLA_INSTANTIATE_VALIDATE(double, std::int32_t, std::int32_t)
-HOLA_INSTANTIATE_VALIDATE(double, std::int32_t, std::int64_t)
-HOLA_INSTANTIATE_VALIDATE(double, std::int64_t, std::int32_t)
-HOLA_INSTANTIATE_VALIDATE(double, std::int64_t, std::int64_t)
+HOLA_FOR_EACH_VALUE_INDEX_OFFSET(HOLA_INSTANTIATE_VALIDATE)
 #undef HOLA_INSTANTIATE_VALIDATE
 
 template void check_no_alias<float>(const float*, std::int64_t, const float*, std::int64_t,

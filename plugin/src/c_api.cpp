@@ -23,8 +23,8 @@ struct AnyOperator {
                      void* stream) = 0;
   virtual std::string kernel_name(hola::Op op) const = 0;
   virtual std::size_t workspace_bytes() const = 0;
-  virtual void multiply_add(const void* x, std::int64_t nx, const void* y, void* z,
-                            std::int64_t nz, void* stream) = 0;
+  virtual void multiply_add(const void* x, std::int64_t nx, const void* y, void* z, std::int64_t nz,
+                            void* stream) = 0;
   std::string names[2];
 };
 
@@ -150,9 +150,7 @@ hola_status hola_operator_apply(hola_operator op, hola_op trans, const void* alp
 
 hola_status hola_operator_multiply_add(hola_operator op, const void* x, int64_t x_size,
                                        const void* y, void* z, int64_t z_size, void* stream) {
-  return guarded([&] {
-    get(op)->multiply_add(x, x_size, y, z, z_size, stream);
-  });
+  return guarded([&] { get(op)->multiply_add(x, x_size, y, z, z_size, stream); });
 }
 
 hola_status hola_operator_kernel_name(hola_operator op, hola_op trans, const char** name) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "hola/detail/instantiate.hpp"
 #include "hola/error.hpp"
 #include "hola/gpu_kernels.hpp"
 #include "hola/gpu_validate.hpp"
@@ -28,8 +29,8 @@ struct CacheKey {
 
 // Device kernels tried, in this order, when the requested one cannot do an op (or cannot do it
 // deterministically).
-const char* const kDeviceFallbacks[] = {"hola", "merge", "light", "vector", "scalar",
-                                        "cusparse", "cusparse-alg2"};
+const char* const kDeviceFallbacks[] = {"hola",   "merge",    "light",        "vector",
+                                        "scalar", "cusparse", "cusparse-alg2"};
 
 template <class V>
 bool overlaps(const V* a, std::int64_t na, const V* b, std::int64_t nb) {
@@ -47,11 +48,13 @@ struct Operator<V, I, O>::Impl {
   CacheKey key;
   bool ready = false;
   SpmvKernelPtr<V, I, O> kernel_n;
-  SpmvKernelPtr<V, I, O> kernel_t;  // null when kernel_n also does op T
+  SpmvKernelPtr<V, I, O> kernel_t;  // null when kernel_n also does op T (or when none can)
+  std::string t_unavailable;        // why op T cannot run (deterministic mode), else empty
   std::string reason;
   std::uint64_t analyses = 0;
 
   SpmvKernel<V, I, O>* kernel_for(Op op) const {
+    if (op == Op::T && !t_unavailable.empty()) fail(status::unsupported, t_unavailable);
     return op == Op::N || !kernel_t ? kernel_n.get() : kernel_t.get();
   }
 };
@@ -85,14 +88,16 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
     return;
   }
   if (A.memory == Memory::device && !gpu::gpu_available())
-    fail(status::no_device, "the matrix is in device memory but no usable CUDA GPU was found" +
-                                std::string(
+    fail(status::no_device,
+         "the matrix is in device memory but no usable CUDA GPU was found" + std::string(
 #if defined(HOLA_ENABLE_CUDA)
-                                    ""
+                                                                                 ""
 #else
-                                    " (this build of Hola has no CUDA support)"
+                                                                                 " (this build of "
+                                                                                 "Hola has no CUDA "
+                                                                                 "support)"
 #endif
-                                    ));
+                                                                                 ));
   if (opt.validate) {
     std::string msg;
     if (A.memory == Memory::host) {
@@ -140,9 +145,20 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
   SpmvKernelPtr<V, I, O> kn = pick(Op::N, n_name);
   SpmvKernelPtr<V, I, O> kt;
   // One kernel object serves both ops when it was chosen for both and can do both.
-  const bool n_does_t = choice.t.name == n_name && kn->supports(Op::T) &&
-                        (!opt.deterministic || kn->deterministic());
-  if (!n_does_t) kt = pick(Op::T, t_name);
+  const bool n_does_t =
+      choice.t.name == n_name && kn->supports(Op::T) && (!opt.deterministic || kn->deterministic());
+  std::string t_unavailable;
+  if (!n_does_t) {
+    try {
+      kt = pick(Op::T, t_name);
+    } catch (const error& e) {
+      // Deterministic mode on the GPU: op N is still useful (CG, GMRES never need A^T), so
+      // only op T is refused, at apply.
+      if (e.code() != status::unsupported || !opt.deterministic) throw;
+      t_unavailable = e.what();
+      reason += std::string("; op T unavailable: ") + e.what();
+    }
+  }
   kn->setup(A, nullptr);
   if (kt) kt->setup(A, nullptr);
 
@@ -150,36 +166,38 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
   impl_->key = key;
   impl_->kernel_n = std::move(kn);
   impl_->kernel_t = std::move(kt);
+  impl_->t_unavailable = std::move(t_unavailable);
   impl_->reason = std::move(reason);
   impl_->ready = true;
   ++impl_->analyses;
 }
 
 template <class V, class I, class O>
-void Operator<V, I, O>::apply(Op op, V alpha, ConstVec<V> x, V beta, ConstVec<V> y_in,
-                              Vec<V> y_out, void* stream) {
+void Operator<V, I, O>::apply(Op op, V alpha, ConstVec<V> x, V beta, ConstVec<V> y_in, Vec<V> y_out,
+                              void* stream) {
   if (!impl_->ready) fail(status::invalid_argument, "Operator::apply before setup");
   const CsrView<V, I, O>& A = impl_->A;
   const std::int64_t nx = op == Op::N ? A.cols : A.rows;
   const std::int64_t ny = op == Op::N ? A.rows : A.cols;
   const char* shape = op == Op::N ? "A x" : "A^T x";
   if (x.size != nx)
-    fail(status::size_mismatch, std::string("x has ") + std::to_string(x.size) +
-                                    " entries but " + shape + " needs " + std::to_string(nx));
+    fail(status::size_mismatch, std::string("x has ") + std::to_string(x.size) + " entries but " +
+                                    shape + " needs " + std::to_string(nx));
   if (y_out.size != ny)
     fail(status::size_mismatch, std::string("y has ") + std::to_string(y_out.size) +
                                     " entries but " + shape + " gives " + std::to_string(ny));
   const bool reads_y = beta != V(0);
   if (reads_y && y_in.size != ny)
-    fail(status::size_mismatch, "input y has " + std::to_string(y_in.size) + " entries, expected " +
-                                    std::to_string(ny));
+    fail(status::size_mismatch,
+         "input y has " + std::to_string(y_in.size) + " entries, expected " + std::to_string(ny));
   if ((nx > 0 && !x.data) || (ny > 0 && !y_out.data) || (reads_y && ny > 0 && !y_in.data))
     fail(status::invalid_argument, "null vector pointer");
   if (overlaps(x.data, x.size, y_out.data, y_out.size))
     fail(status::aliasing, "x overlaps the output vector: x must not alias y or z");
   if (reads_y && y_in.data != y_out.data && overlaps(y_in.data, y_in.size, y_out.data, y_out.size))
-    fail(status::aliasing, "the input y partially overlaps the output: pass the same vector or "
-                           "disjoint ones");
+    fail(status::aliasing,
+         "the input y partially overlaps the output: pass the same vector or "
+         "disjoint ones");
   impl_->kernel_for(op)->apply(op, alpha, x.data, beta, reads_y ? y_in.data : nullptr, y_out.data,
                                stream);
 }
@@ -194,7 +212,8 @@ const CsrView<V, I, O>& Operator<V, I, O>::matrix() const {
 }
 template <class V, class I, class O>
 std::string Operator<V, I, O>::kernel_name(Op op) const {
-  return impl_->ready ? impl_->kernel_for(op)->name() : std::string();
+  if (!impl_->ready || (op == Op::T && !impl_->t_unavailable.empty())) return std::string();
+  return impl_->kernel_for(op)->name();
 }
 template <class V, class I, class O>
 std::string Operator<V, I, O>::selection_reason() const {
@@ -215,13 +234,8 @@ const OperatorOptions& Operator<V, I, O>::options() const {
   return impl_->options;
 }
 
-template class Operator<float, std::int32_t, std::int32_t>;
-template class Operator<float, std::int32_t, std::int64_t>;
-template class Operator<float, std::int64_t, std::int32_t>;
-template class Operator<float, std::int64_t, std::int64_t>;
-template class Operator<double, std::int32_t, std::int32_t>;
-template class Operator<double, std::int32_t, std::int64_t>;
-template class Operator<double, std::int64_t, std::int32_t>;
-template class Operator<double, std::int64_t, std::int64_t>;
+#define HOLA_INSTANTIATE_OPERATOR(V, I, O) template class Operator<V, I, O>;
+HOLA_FOR_EACH_VALUE_INDEX_OFFSET(HOLA_INSTANTIATE_OPERATOR)
+#undef HOLA_INSTANTIATE_OPERATOR
 
 }  // namespace hola

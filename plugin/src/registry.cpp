@@ -1,6 +1,7 @@
 #include "hola/registry.hpp"
 
 #include "hola/cpu_spmv.hpp"
+#include "hola/detail/instantiate.hpp"
 #include "hola/error.hpp"
 #include "hola/gpu_kernels.hpp"
 
@@ -65,24 +66,17 @@ SpmvKernelPtr<V, I, O> KernelRegistry::create(const std::string& name,
   for (const char* gpu_name : {"hola", "merge", "light", "scalar", "vector", "vector-adaptive",
                                "cusparse", "cusparse-alg2"})
     if (name == gpu_name)
-      fail(status::unsupported, "kernel '" + name + "' needs a build with CUDA (this build has " +
-                                    names() + ")");
+      fail(status::unsupported,
+           "kernel '" + name + "' needs a build with CUDA (this build has " + names() + ")");
 #endif
   if (name == "auto") fail(status::invalid_argument, "'auto' is resolved by the Operator");
   fail(status::invalid_argument, "unknown kernel '" + name + "' (known: " + names() + ")");
 }
 
-#define HOLA_INSTANTIATE(V, I, O)                                               \
+#define HOLA_INSTANTIATE(V, I, O)                                                     \
   template SpmvKernelPtr<V, I, O> KernelRegistry::create<V, I, O>(const std::string&, \
                                                                   const KernelOptions&);
-HOLA_INSTANTIATE(float, std::int32_t, std::int32_t)
-HOLA_INSTANTIATE(float, std::int32_t, std::int64_t)
-HOLA_INSTANTIATE(float, std::int64_t, std::int32_t)
-HOLA_INSTANTIATE(float, std::int64_t, std::int64_t)
-HOLA_INSTANTIATE(double, std::int32_t, std::int32_t)
-HOLA_INSTANTIATE(double, std::int32_t, std::int64_t)
-HOLA_INSTANTIATE(double, std::int64_t, std::int32_t)
-HOLA_INSTANTIATE(double, std::int64_t, std::int64_t)
+HOLA_FOR_EACH_VALUE_INDEX_OFFSET(HOLA_INSTANTIATE)
 #undef HOLA_INSTANTIATE
 
 }  // namespace hola

@@ -5,6 +5,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "hola/detail/instantiate.hpp"
 #include "hola/gpu_kernels.hpp"
 
 namespace hola {
@@ -43,11 +44,10 @@ KernelSelection select_device_kernel(Op op, bool single_precision, bool vendor_a
 template <class V, class I, class O>
 KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>& A) {
   if (A.memory == Memory::host) {
-    const KernelSelection cpu{
-        "cpu", requested == "auto" || requested == "cpu"
-                   ? "host memory: OpenMP CPU kernel"
-                   : "host memory: OpenMP CPU kernel (requested '" + requested +
-                         "' runs on the GPU only)"};
+    const KernelSelection cpu{"cpu", requested == "auto" || requested == "cpu"
+                                         ? "host memory: OpenMP CPU kernel"
+                                         : "host memory: OpenMP CPU kernel (requested '" +
+                                               requested + "' runs on the GPU only)"};
     return {cpu, cpu};
   }
   if (requested != "auto") return {{requested, "requested"}, {requested, "requested"}};
@@ -64,14 +64,7 @@ KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>
 
 #define HOLA_INSTANTIATE(V, I, O) \
   template KernelChoice select_kernels<V, I, O>(const std::string&, const CsrView<V, I, O>&);
-HOLA_INSTANTIATE(float, std::int32_t, std::int32_t)
-HOLA_INSTANTIATE(float, std::int32_t, std::int64_t)
-HOLA_INSTANTIATE(float, std::int64_t, std::int32_t)
-HOLA_INSTANTIATE(float, std::int64_t, std::int64_t)
-HOLA_INSTANTIATE(double, std::int32_t, std::int32_t)
-HOLA_INSTANTIATE(double, std::int32_t, std::int64_t)
-HOLA_INSTANTIATE(double, std::int64_t, std::int32_t)
-HOLA_INSTANTIATE(double, std::int64_t, std::int64_t)
+HOLA_FOR_EACH_VALUE_INDEX_OFFSET(HOLA_INSTANTIATE)
 #undef HOLA_INSTANTIATE
 
 }  // namespace hola

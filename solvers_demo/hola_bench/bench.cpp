@@ -18,8 +18,7 @@ namespace hola::bench {
 namespace {
 
 void cuda_check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    fail(status::cuda, std::string(what) + ": " + cudaGetErrorString(e));
+  if (e != cudaSuccess) fail(status::cuda, std::string(what) + ": " + cudaGetErrorString(e));
 }
 #define BENCH_CUDA(call) cuda_check((call), #call)
 
@@ -33,7 +32,10 @@ struct DeviceArray {
   }
   DeviceArray(const std::vector<T>& v) : DeviceArray(v.size()) { upload(v); }
   ~DeviceArray() { cudaFree(ptr); }
-  DeviceArray(DeviceArray&& o) noexcept : ptr(o.ptr), n(o.n) { o.ptr = nullptr; o.n = 0; }
+  DeviceArray(DeviceArray&& o) noexcept : ptr(o.ptr), n(o.n) {
+    o.ptr = nullptr;
+    o.n = 0;
+  }
   DeviceArray(const DeviceArray&) = delete;
   void upload(const std::vector<T>& v) {
     if (n) BENCH_CUDA(cudaMemcpy(ptr, v.data(), n * sizeof(T), cudaMemcpyHostToDevice));
@@ -125,8 +127,8 @@ std::vector<Row> run_typed(const std::string& matrix_name, const gen::Csr64& A64
     const std::int64_t ny = op == Op::N ? hv.rows : hv.cols;
     // Rotate x / y sets so that small problems are not timed from L2 alone.
     const double vec_bytes = static_cast<double>(nx + ny) * sizeof(V);
-    const int sets = static_cast<int>(
-        std::clamp(std::ceil(3.0 * l2 / std::max(vec_bytes, 1.0)), 1.0, 16.0));
+    const int sets =
+        static_cast<int>(std::clamp(std::ceil(3.0 * l2 / std::max(vec_bytes, 1.0)), 1.0, 16.0));
     const std::vector<V> x = random_values<V>(nx, 777 + static_cast<int>(op));
     std::vector<DeviceArray<V>> dx, dy;
     for (int i = 0; i < sets; ++i) {
@@ -134,8 +136,8 @@ std::vector<Row> run_typed(const std::string& matrix_name, const gen::Csr64& A64
       dy.emplace_back(static_cast<std::size_t>(ny));
     }
     std::vector<V> ref(static_cast<std::size_t>(ny));
-    if (s.check) reference::spmv(op, V(1), hv, x.data(), V(0), static_cast<const V*>(nullptr),
-                                 ref.data());
+    if (s.check)
+      reference::spmv(op, V(1), hv, x.data(), V(0), static_cast<const V*>(nullptr), ref.data());
     const double fbytes = floor_bytes<V, I, O>(op, hv.rows, hv.cols, hv.nnz);
     const double floor_ms = fbytes / (copy_gbs * 1e9) * 1e3;
     double cusparse_ms = 0;
@@ -236,10 +238,14 @@ KernelSpec parse_kernel_spec(const std::string& spec) {
     } catch (const std::exception&) {
       fail(status::invalid_argument, "bad value in kernel option '" + kv + "'");
     }
-    if (key == "tpb") k.options.threads_per_block = value;
-    else if (key == "npt") k.options.nnz_per_thread = value;
-    else if (key == "det") k.options.deterministic = value != 0;
-    else fail(status::invalid_argument, "unknown kernel option '" + key + "' (tpb, npt, det)");
+    if (key == "tpb")
+      k.options.threads_per_block = value;
+    else if (key == "npt")
+      k.options.nnz_per_thread = value;
+    else if (key == "det")
+      k.options.deterministic = value != 0;
+    else
+      fail(status::invalid_argument, "unknown kernel option '" + key + "' (tpb, npt, det)");
     pos = comma + 1;
   }
   return k;

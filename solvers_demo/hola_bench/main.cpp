@@ -141,12 +141,13 @@ int main(int argc, char** argv) {
                    static_cast<long long>(A.rows), static_cast<long long>(A.cols),
                    static_cast<long long>(A.nnz()), gen_s);
       for (const auto& prec : precisions) {
-        auto rows = hola::bench::run_matrix(src.name, A, prec, op_list, kernels, settings, copy_gbs);
+        auto rows =
+            hola::bench::run_matrix(src.name, A, prec, op_list, kernels, settings, copy_gbs);
         for (const auto& r : rows)
           std::printf("%-16s %-6s %-2s %-22s %10lld %10.4f %7.1f%% %7.2fx %s\n", r.matrix.c_str(),
                       r.precision.c_str(), r.op.c_str(), r.kernel.c_str(),
-                      static_cast<long long>(r.nnz), r.time_ms, r.pct_floor,
-                      r.speedup_vs_cusparse, r.note.c_str());
+                      static_cast<long long>(r.nnz), r.time_ms, r.pct_floor, r.speedup_vs_cusparse,
+                      r.note.c_str());
         std::fflush(stdout);
         all.insert(all.end(), rows.begin(), rows.end());
       }

@@ -6,8 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstring>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -19,19 +17,6 @@
 namespace hola::test {
 namespace {
 
-template <class V_, class I_, class O_>
-struct Types {
-  using V = V_;
-  using I = I_;
-  using O = O_;
-};
-using SameIndexTypes = ::testing::Types<
-    Types<float, std::int32_t, std::int32_t>, Types<float, std::int64_t, std::int64_t>,
-    Types<double, std::int32_t, std::int32_t>, Types<double, std::int64_t, std::int64_t>>;
-using MixedIndexTypes = ::testing::Types<
-    Types<float, std::int32_t, std::int64_t>, Types<float, std::int64_t, std::int32_t>,
-    Types<double, std::int32_t, std::int64_t>, Types<double, std::int64_t, std::int32_t>>;
-
 // KernelFactory is a plain function pointer: one non-capturing lambda per algorithm.
 template <class V, class I, class O>
 KernelFactory<V, I, O> factory(int alg) {
@@ -40,14 +25,6 @@ KernelFactory<V, I, O> factory(int alg) {
   }
   return [](const KernelOptions& o) { return gpu::make_cusparse<V, I, O>(o, 2); };
 }
-
-struct Stream {
-  cudaStream_t s = nullptr;
-  explicit Stream(unsigned flags) { HOLA_TEST_CUDA(cudaStreamCreateWithFlags(&s, flags)); }
-  ~Stream() { cudaStreamDestroy(s); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-};
 
 template <class T>
 class CusparseTest : public ::testing::Test {};
@@ -112,36 +89,10 @@ TYPED_TEST(CusparseTest, Alg2BitwiseReproducible) {
   using V = typename TypeParam::V;
   using I = typename TypeParam::I;
   using O = typename TypeParam::O;
-  const gen::Csr64 A64 = gen::rmat(16, 16, 61);
-  PlacedMatrix<DeviceMemory, V, I, O> M(A64);
   KernelOptions options;
   options.deterministic = true;
-  auto kernel = gpu::make_cusparse<V, I, O>(options, 2);
-  kernel->setup(M.view(), nullptr);
-  const CsrView<V, I, O> host = M.host.view();
-  const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  const std::vector<V> x = random_vector<V>(host.cols, seed);
-  const std::vector<V> y_in = random_vector<V>(host.rows, seed + 1);
-  DeviceMemory::Array<V> dx(host.cols), dy(host.rows), dz(host.rows);
-  dx.upload(x);
-  dy.upload(y_in);
-  const V alpha = V(1.25), beta = V(0.5);
-  std::vector<V> first;
-  for (int run = 0; run < 10; ++run) {
-    dz.upload(
-        std::vector<V>(static_cast<std::size_t>(host.rows), std::numeric_limits<V>::quiet_NaN()));
-    kernel->apply(Op::N, alpha, dx.get(), beta, dy.get(), dz.get(), nullptr);
-    DeviceMemory::sync();
-    const std::vector<V> z = dz.download();
-    if (run == 0) {
-      first = z;
-      ASSERT_TRUE(matches_reference(Op::N, alpha, host, x, beta, y_in, z));
-    } else {
-      ASSERT_EQ(0, std::memcmp(first.data(), z.data(), z.size() * sizeof(V)))
-          << "run " << run << " differs bitwise from run 0";
-    }
-  }
+  expect_bitwise_reproducible<V, I, O>("rmat scale 16", gen::rmat(16, 16, 61), factory<V, I, O>(2),
+                                       options);
 }
 
 TYPED_TEST(CusparseTest, NonDefaultStream) {
@@ -149,13 +100,15 @@ TYPED_TEST(CusparseTest, NonDefaultStream) {
   using I = typename TypeParam::I;
   using O = typename TypeParam::O;
   // Blocking stream: it waits for the harness's cudaMemcpy uploads on the legacy stream.
-  Stream stream(cudaStreamDefault);
+  TestStream stream(TestStream::blocking);
   for (int alg : {1, 2}) {
     SCOPED_TRACE("alg " + std::to_string(alg));
     check_kernel_on_matrix<DeviceMemory, V, I, O>("circuit", gen::circuit(20000, 71, 0.3, 3, 9000),
-                                                  factory<V, I, O>(alg), KernelOptions{}, stream.s);
+                                                  factory<V, I, O>(alg), KernelOptions{},
+                                                  stream.get());
     check_kernel_on_matrix<DeviceMemory, V, I, O>("rmat scale 13", gen::rmat(13, 8, 72),
-                                                  factory<V, I, O>(alg), KernelOptions{}, stream.s);
+                                                  factory<V, I, O>(alg), KernelOptions{},
+                                                  stream.get());
   }
 }
 

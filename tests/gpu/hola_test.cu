@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -19,18 +18,6 @@
 
 namespace hola::test {
 namespace {
-
-template <class V_, class I_, class O_>
-struct Types {
-  using V = V_;
-  using I = I_;
-  using O = O_;
-};
-using AllTypes = ::testing::Types<
-    Types<float, std::int32_t, std::int32_t>, Types<float, std::int32_t, std::int64_t>,
-    Types<float, std::int64_t, std::int32_t>, Types<float, std::int64_t, std::int64_t>,
-    Types<double, std::int32_t, std::int32_t>, Types<double, std::int32_t, std::int64_t>,
-    Types<double, std::int64_t, std::int32_t>, Types<double, std::int64_t, std::int64_t>>;
 
 // The compiled configurations (kernels/cuda/hola/hola_kernel.cuh) and the defaults
 // (256 threads; 4 nonzeros per thread for double, 8 for float).
@@ -196,53 +183,8 @@ TEST(HolaConfigurations, NameShowsNonDefaultConfiguration) {
 }
 
 TEST(HolaDeterministic, TransposeIsRefused) {
-  using V = double;
-  PlacedMatrix<DeviceMemory, V, std::int32_t, std::int32_t> M(gen::poisson2d(10, 10));
-  auto kernel = gpu::make_hola<V, std::int32_t, std::int32_t>(deterministic_options());
-  kernel->setup(M.view(), nullptr);
-  DeviceMemory::Array<V> dx(100), dy(100);
-  try {
-    kernel->apply(Op::T, V(1), dx.get(), V(0), dy.get(), dy.get(), nullptr);
-    ADD_FAILURE() << "deterministic transpose did not throw";
-  } catch (const hola::error& e) {
-    EXPECT_EQ(e.code(), status::unsupported) << e.what();
-  }
-}
-
-// y = alpha A x + beta y run `runs` times: every output must be bitwise identical.
-template <class V, class I, class O>
-void expect_bitwise_reproducible(const std::string& name, const gen::Csr64& A64,
-                                 const KernelOptions& options, int runs = 10) {
-  PlacedMatrix<DeviceMemory, V, I, O> M(A64);
-  auto kernel = gpu::make_hola<V, I, O>(options);
-  kernel->setup(M.view(), nullptr);
-  const CsrView<V, I, O> host = M.host.view();
-  const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE("matrix " + name + " (" + std::to_string(host.rows) + " rows, nnz " +
-               std::to_string(host.nnz) + "), kernel " + kernel->name() + ", seed " +
-               std::to_string(seed));
-  const std::vector<V> x = random_vector<V>(host.cols, seed);
-  const std::vector<V> y_in = random_vector<V>(host.rows, seed + 1);
-  const std::vector<V> poison(static_cast<std::size_t>(host.rows),
-                              std::numeric_limits<V>::quiet_NaN());
-  DeviceMemory::Array<V> dx(host.cols), dy(host.rows), dz(host.rows);
-  dx.upload(x);
-  dy.upload(y_in);
-  const V alpha = V(1.25), beta = V(0.5);
-  std::vector<V> first;
-  for (int run = 0; run < runs; ++run) {
-    dz.upload(poison);
-    kernel->apply(Op::N, alpha, dx.get(), beta, dy.get(), dz.get(), nullptr);
-    DeviceMemory::sync();
-    const std::vector<V> z = dz.download();
-    if (run == 0) {
-      first = z;
-      ASSERT_TRUE(matches_reference(Op::N, alpha, host, x, beta, y_in, z));
-    } else {
-      ASSERT_EQ(0, std::memcmp(first.data(), z.data(), z.size() * sizeof(V)))
-          << "run " << run << " differs bitwise from run 0";
-    }
-  }
+  auto kernel = gpu::make_hola<double, std::int32_t, std::int32_t>(deterministic_options());
+  expect_transpose_refused(*kernel, gen::poisson2d(10, 10));
 }
 
 TYPED_TEST(HolaTest, DeterministicModeIsBitwiseReproducible) {
@@ -253,20 +195,14 @@ TYPED_TEST(HolaTest, DeterministicModeIsBitwiseReproducible) {
   const gen::Csr64 rmat = gen::rmat(16, 16, 61);
   const gen::Csr64 circuit = gen::circuit(200000, 62, 0.3, 8, 100000, 4.0);
   const KernelOptions options = deterministic_options();
-  expect_bitwise_reproducible<V, I, O>("rmat scale 16", rmat, options);
-  expect_bitwise_reproducible<V, I, O>("circuit 200000", circuit, options);
-  expect_bitwise_reproducible<V, I, O>("circuit 200000", circuit, config(128, 4, true));
-  expect_bitwise_reproducible<V, I, O>("rmat scale 16", rmat, config(512, 16, true));
+  expect_bitwise_reproducible<V, I, O>("rmat scale 16", rmat, &gpu::make_hola<V, I, O>, options);
+  expect_bitwise_reproducible<V, I, O>("circuit 200000", circuit, &gpu::make_hola<V, I, O>,
+                                       options);
+  expect_bitwise_reproducible<V, I, O>("circuit 200000", circuit, &gpu::make_hola<V, I, O>,
+                                       config(128, 4, true));
+  expect_bitwise_reproducible<V, I, O>("rmat scale 16", rmat, &gpu::make_hola<V, I, O>,
+                                       config(512, 16, true));
 }
-
-// RAII stream for the tests below.
-struct Stream {
-  cudaStream_t s = nullptr;
-  explicit Stream(unsigned flags) { HOLA_TEST_CUDA(cudaStreamCreateWithFlags(&s, flags)); }
-  ~Stream() { cudaStreamDestroy(s); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-};
 
 TYPED_TEST(HolaTest, NonDefaultStream) {
   using V = typename TypeParam::V;
@@ -274,12 +210,12 @@ TYPED_TEST(HolaTest, NonDefaultStream) {
   using O = typename TypeParam::O;
   // A blocking stream: the harness uploads with cudaMemcpy on the legacy default stream, which
   // a blocking stream waits for (a non-blocking one would race with the uploads).
-  Stream stream(cudaStreamDefault);
+  TestStream stream(TestStream::blocking);
   for (const KernelOptions& options : {KernelOptions{}, deterministic_options()}) {
     check_kernel_on_matrix<DeviceMemory, V, I, O>("circuit", gen::circuit(20000, 71, 0.3, 3, 9000),
-                                                  &gpu::make_hola<V, I, O>, options, stream.s);
+                                                  &gpu::make_hola<V, I, O>, options, stream.get());
     check_kernel_on_matrix<DeviceMemory, V, I, O>("rmat scale 13", gen::rmat(13, 8, 72),
-                                                  &gpu::make_hola<V, I, O>, options, stream.s);
+                                                  &gpu::make_hola<V, I, O>, options, stream.get());
   }
 }
 
@@ -291,11 +227,11 @@ TYPED_TEST(HolaTest, ApplyIsCapturable) {
   using O = typename TypeParam::O;
   PlacedMatrix<DeviceMemory, V, I, O> M(gen::circuit(30000, 81, 0.3, 3, 9000, 4.0));
   const CsrView<V, I, O> host = M.host.view();
-  Stream stream(cudaStreamNonBlocking);
+  TestStream stream(TestStream::non_blocking);
   auto kernel = gpu::make_hola<V, I, O>(KernelOptions{});
   auto kernel_det = gpu::make_hola<V, I, O>(deterministic_options());
-  kernel->setup(M.view(), stream.s);
-  kernel_det->setup(M.view(), stream.s);
+  kernel->setup(M.view(), stream.get());
+  kernel_det->setup(M.view(), stream.get());
 
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -316,24 +252,11 @@ TYPED_TEST(HolaTest, ApplyIsCapturable) {
   DeviceMemory::sync();  // uploads went to the legacy stream, which this stream does not wait for
 
   const V alpha = V(-0.75), beta = V(1.5), beta_t = V(2.5);
-  cudaGraph_t graph = nullptr;
-  HOLA_TEST_CUDA(cudaStreamBeginCapture(stream.s, cudaStreamCaptureModeThreadLocal));
-  try {
-    kernel->apply(Op::N, alpha, dx.get(), V(0), dy.get(), dy.get(), stream.s);
-    kernel_det->apply(Op::N, alpha, dx.get(), beta, dyd.get(), dyd.get(), stream.s);
-    kernel->apply(Op::T, alpha, dxt.get(), beta_t, dyt.get(), dzt.get(), stream.s);
-  } catch (...) {
-    cudaStreamEndCapture(stream.s, &graph);
-    if (graph) cudaGraphDestroy(graph);
-    throw;
-  }
-  HOLA_TEST_CUDA(cudaStreamEndCapture(stream.s, &graph));
-  cudaGraphExec_t exec = nullptr;
-  HOLA_TEST_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  HOLA_TEST_CUDA(cudaGraphLaunch(exec, stream.s));
-  HOLA_TEST_CUDA(cudaStreamSynchronize(stream.s));
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
+  run_captured(stream.get(), [&] {
+    kernel->apply(Op::N, alpha, dx.get(), V(0), dy.get(), dy.get(), stream.get());
+    kernel_det->apply(Op::N, alpha, dx.get(), beta, dyd.get(), dyd.get(), stream.get());
+    kernel->apply(Op::T, alpha, dxt.get(), beta_t, dyt.get(), dzt.get(), stream.get());
+  });
 
   EXPECT_TRUE(matches_reference(Op::N, alpha, host, x, V(0), y_nan, dy.download()));
   EXPECT_TRUE(matches_reference(Op::N, alpha, host, x, beta, y_in, dyd.download()));

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "hola/detail/instantiate.hpp"
+
 namespace hola::test {
 
 template <class V, class I, class O>
@@ -11,8 +13,8 @@ template <class V, class I, class O>
                                              const std::vector<V>& y_out) {
   const std::int64_t ny = op == Op::N ? A.rows : A.cols;
   if (static_cast<std::int64_t>(y_out.size()) != ny)
-    return ::testing::AssertionFailure() << "output has " << y_out.size() << " entries, expected "
-                                         << ny;
+    return ::testing::AssertionFailure()
+           << "output has " << y_out.size() << " entries, expected " << ny;
   std::vector<V> ref(static_cast<std::size_t>(ny));
   reference::spmv(op, alpha, A, x.data(), beta, y_in.data(), ref.data());
   std::vector<double> bound(static_cast<std::size_t>(ny));
@@ -49,14 +51,7 @@ template <class V, class I, class O>
   template ::testing::AssertionResult matches_reference<V, I, O>(                      \
       Op, V, const CsrView<V, I, O>&, const std::vector<V>&, V, const std::vector<V>&, \
       const std::vector<V>&);
-HOLA_INSTANTIATE(float, std::int32_t, std::int32_t)
-HOLA_INSTANTIATE(float, std::int32_t, std::int64_t)
-HOLA_INSTANTIATE(float, std::int64_t, std::int32_t)
-HOLA_INSTANTIATE(float, std::int64_t, std::int64_t)
-HOLA_INSTANTIATE(double, std::int32_t, std::int32_t)
-HOLA_INSTANTIATE(double, std::int32_t, std::int64_t)
-HOLA_INSTANTIATE(double, std::int64_t, std::int32_t)
-HOLA_INSTANTIATE(double, std::int64_t, std::int64_t)
+HOLA_FOR_EACH_VALUE_INDEX_OFFSET(HOLA_INSTANTIATE)
 #undef HOLA_INSTANTIATE
 
 }  // namespace hola::test

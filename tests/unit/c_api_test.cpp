@@ -67,8 +67,7 @@ TEST(CApi, ErrorsComeBackAsCodesWithMessages) {
             HOLA_SUCCESS);
   EXPECT_EQ(hola_operator_apply(op, HOLA_OP_N, &one, x, 2, &one, y, y, 3, nullptr),
             HOLA_SIZE_MISMATCH);
-  EXPECT_EQ(hola_operator_apply(op, HOLA_OP_N, &one, x, 3, &one, x, x, 3, nullptr),
-            HOLA_ALIASING);
+  EXPECT_EQ(hola_operator_apply(op, HOLA_OP_N, &one, x, 3, &one, x, x, 3, nullptr), HOLA_ALIASING);
   EXPECT_EQ(hola_operator_apply(op, static_cast<hola_op>(5), &one, x, 3, &one, y, y, 3, nullptr),
             HOLA_INVALID_ARGUMENT);
   EXPECT_EQ(hola_operator_apply(nullptr, HOLA_OP_N, &one, x, 3, &one, y, y, 3, nullptr),

@@ -3,23 +3,14 @@
 
 #include "hola/cpu_spmv.hpp"
 #include "spmv_check.hpp"
+#include "type_lists.hpp"
 
 namespace {
 
 template <class T>
 class CpuCorpus : public ::testing::Test {};
 
-template <class V_, class I_, class O_>
-struct Types {
-  using V = V_;
-  using I = I_;
-  using O = O_;
-};
-using AllTypes = ::testing::Types<
-    Types<float, std::int32_t, std::int32_t>, Types<float, std::int32_t, std::int64_t>,
-    Types<float, std::int64_t, std::int32_t>, Types<float, std::int64_t, std::int64_t>,
-    Types<double, std::int32_t, std::int32_t>, Types<double, std::int32_t, std::int64_t>,
-    Types<double, std::int64_t, std::int32_t>, Types<double, std::int64_t, std::int64_t>>;
+using hola::test::AllTypes;
 TYPED_TEST_SUITE(CpuCorpus, AllTypes);
 
 template <class V, class I, class O>
@@ -34,8 +25,8 @@ TYPED_TEST(CpuCorpus, Families) {
   for (int threads : {1, 3}) {
     hola::KernelOptions opt;
     opt.cpu_threads = threads;
-    hola::test::check_kernel_on_corpus<hola::test::HostMemory, V, I, O>(
-        hola::test::family_corpus(), &make_cpu<V, I, O>, opt);
+    hola::test::check_kernel_on_corpus<hola::test::HostMemory, V, I, O>(hola::test::family_corpus(),
+                                                                        &make_cpu<V, I, O>, opt);
   }
 }
 

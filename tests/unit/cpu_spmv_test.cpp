@@ -19,6 +19,8 @@
 #include "hola/error.hpp"
 #include "hola/reference.hpp"
 #include "hola/validate.hpp"
+#include "small_csr.hpp"
+#include "type_lists.hpp"
 
 // Counts every operator new so the tests can check that apply() allocates nothing. The matching
 // deletes use free() so sanitizers see malloc/free pairs.
@@ -44,17 +46,7 @@ using hola::CsrView;
 using hola::KernelOptions;
 using hola::Op;
 
-template <class V_, class I_, class O_>
-struct Types {
-  using V = V_;
-  using I = I_;
-  using O = O_;
-};
-using AllTypes = ::testing::Types<
-    Types<float, std::int32_t, std::int32_t>, Types<float, std::int32_t, std::int64_t>,
-    Types<float, std::int64_t, std::int32_t>, Types<float, std::int64_t, std::int64_t>,
-    Types<double, std::int32_t, std::int32_t>, Types<double, std::int32_t, std::int64_t>,
-    Types<double, std::int64_t, std::int32_t>, Types<double, std::int64_t, std::int64_t>>;
+using hola::test::AllTypes;
 
 std::uint64_t fresh_seed() {
   std::random_device rd;
@@ -374,12 +366,7 @@ TYPED_TEST(CpuSpmvTest, Errors) {
   };
   expect_status([] { typename TestFixture::Kernel k(TestFixture::threads(-1)); },
                 hola::status::invalid_argument, "cpu_threads");
-  CsrMatrix<V, I, O> M;
-  M.rows = 2;
-  M.cols = 2;
-  M.row_ptr = {0, 1, 2};
-  M.col_idx = {1, 0};
-  M.values = {1, 2};
+  const auto M = hola::test::make_csr<V, I, O>(2, 2, {0, 1, 2}, {1, 0}, {1, 2});
   auto dev = M.view();
   dev.memory = hola::Memory::device;
   typename TestFixture::Kernel k;

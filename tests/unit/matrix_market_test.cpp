@@ -19,12 +19,12 @@
 #include <random>
 #include <string>
 #include <thread>
-#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "hola/csr_view.hpp"
 #include "hola/error.hpp"
+#include "type_lists.hpp"
 
 #ifndef HOLA_MATRICES_DIR
 #define HOLA_MATRICES_DIR "/work/shared/matrices"
@@ -524,11 +524,8 @@ TEST(MatrixMarketFile, InfoReadsTheHeaderOnly) {
 template <class T>
 class MatrixMarketRoundTrip : public ::testing::Test {};
 
-using TypeCombos = ::testing::Types<std::tuple<float, I32, I32>, std::tuple<float, I32, I64>,
-                                    std::tuple<float, I64, I32>, std::tuple<float, I64, I64>,
-                                    std::tuple<double, I32, I32>, std::tuple<double, I32, I64>,
-                                    std::tuple<double, I64, I32>, std::tuple<double, I64, I64>>;
-TYPED_TEST_SUITE(MatrixMarketRoundTrip, TypeCombos);
+using hola::test::AllTypes;
+TYPED_TEST_SUITE(MatrixMarketRoundTrip, AllTypes);
 
 template <class V, class I, class O>
 CsrMatrix<V, I, O> random_matrix(I64 rows, I64 cols, unsigned seed) {
@@ -580,9 +577,9 @@ CsrMatrix<V, I, O> random_matrix(I64 rows, I64 cols, unsigned seed) {
 }
 
 TYPED_TEST(MatrixMarketRoundTrip, WriteThenReadIsBitwiseEqual) {
-  using V = std::tuple_element_t<0, TypeParam>;
-  using I = std::tuple_element_t<1, TypeParam>;
-  using O = std::tuple_element_t<2, TypeParam>;
+  using V = typename TypeParam::V;
+  using I = typename TypeParam::I;
+  using O = typename TypeParam::O;
   const std::string path = temp_path(std::string("roundtrip_") + hola::value_type_name<V>() +
                                      hola::index_type_name<I>() + hola::index_type_name<O>());
   for (const auto& [rows, cols] :

@@ -10,19 +10,11 @@
 #include "hola/operator.hpp"
 #include "hola/registry.hpp"
 #include "spmv_check.hpp"
+#include "status_of.hpp"
 
 namespace {
 
 using Op64 = hola::Operator<double, std::int32_t, std::int64_t>;
-
-hola::status code_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const hola::error& e) {
-    return e.code();
-  }
-  return hola::status::success;
-}
 
 struct Fixture : ::testing::Test {
   hola::CsrMatrix<double, std::int32_t, std::int64_t> A =
@@ -89,36 +81,42 @@ TEST_F(Fixture, BadInputIsRejectedAndChangesNothing) {
   const std::vector<double> before = y;
   std::vector<double> out = y;
   // Size mismatches.
-  EXPECT_EQ(code_of([&] { op.apply(hola::Op::N, 1.0, {x.data(), 499}, 0.0, {out.data(), 500}); }),
+  EXPECT_EQ(hola::test::status_of([&] {
+              op.apply(hola::Op::N, 1.0, {x.data(), 499}, 0.0, {out.data(), 500});
+            }),
             hola::status::size_mismatch);
-  EXPECT_EQ(code_of([&] { op.apply(hola::Op::N, 1.0, {x.data(), 500}, 0.0, {out.data(), 501}); }),
+  EXPECT_EQ(hola::test::status_of([&] {
+              op.apply(hola::Op::N, 1.0, {x.data(), 500}, 0.0, {out.data(), 501});
+            }),
             hola::status::size_mismatch);
   // Aliasing x and y, partially overlapping y_in / y_out.
   std::vector<double> big(1000, 1.0);
-  EXPECT_EQ(code_of([&] {
+  EXPECT_EQ(hola::test::status_of([&] {
               op.apply(hola::Op::N, 1.0, {big.data(), 500}, 0.0, {big.data() + 100, 500});
             }),
             hola::status::aliasing);
-  EXPECT_EQ(code_of([&] {
-              op.apply(hola::Op::N, 1.0, {x.data(), 500}, 1.0, {big.data(), 500},
-                       {big.data() + 1, 500});
-            }),
-            hola::status::aliasing);
+  EXPECT_EQ(
+      hola::test::status_of([&] {
+        op.apply(hola::Op::N, 1.0, {x.data(), 500}, 1.0, {big.data(), 500}, {big.data() + 1, 500});
+      }),
+      hola::status::aliasing);
   // Null vectors.
-  EXPECT_EQ(code_of([&] { op.apply(hola::Op::N, 1.0, {nullptr, 500}, 0.0, {out.data(), 500}); }),
+  EXPECT_EQ(hola::test::status_of([&] {
+              op.apply(hola::Op::N, 1.0, {nullptr, 500}, 0.0, {out.data(), 500});
+            }),
             hola::status::invalid_argument);
   EXPECT_EQ(out, before) << "a rejected apply wrote to y";
 
   // Invalid CSR at setup: the Operator keeps its previous matrix.
   auto bad = A;
   bad.col_idx[10] = 10000;
-  EXPECT_EQ(code_of([&] { op.setup(bad.view(), 1); }), hola::status::invalid_csr);
+  EXPECT_EQ(hola::test::status_of([&] { op.setup(bad.view(), 1); }), hola::status::invalid_csr);
   auto bad2 = A;
   std::swap(bad2.row_ptr[3], bad2.row_ptr[4]);
-  EXPECT_EQ(code_of([&] { op.setup(bad2.view(), 1); }), hola::status::invalid_csr);
+  EXPECT_EQ(hola::test::status_of([&] { op.setup(bad2.view(), 1); }), hola::status::invalid_csr);
   auto neg = A.view();
   neg.rows = -1;
-  EXPECT_EQ(code_of([&] { op.setup(neg, 1); }), hola::status::invalid_argument);
+  EXPECT_EQ(hola::test::status_of([&] { op.setup(neg, 1); }), hola::status::invalid_argument);
   op.apply(hola::Op::N, 1.0, {x.data(), 500}, 0.0, {out.data(), 500});
   EXPECT_TRUE(hola::test::matches_reference(hola::Op::N, 1.0, A.view(), x, 0.0, y, out));
 }
@@ -126,12 +124,15 @@ TEST_F(Fixture, BadInputIsRejectedAndChangesNothing) {
 TEST(Operator, ErrorsBeforeSetupAndUnknownKernels) {
   hola::Operator<float, std::int32_t, std::int32_t> op;
   float v = 0;
-  EXPECT_EQ(code_of([&] { op.apply(hola::Op::N, 1.f, {&v, 1}, 0.f, {&v, 1}); }),
+  EXPECT_EQ(hola::test::status_of([&] {
+              op.apply(hola::Op::N, 1.f, {&v, 1}, 0.f, {&v, 1});
+            }),
             hola::status::invalid_argument);
   hola::OperatorOptions o;
   o.kernel = "nonsense";
-  EXPECT_EQ(code_of([&] { hola::Operator<float, std::int32_t, std::int32_t> bad(o); }),
-            hola::status::invalid_argument);
+  EXPECT_EQ(
+      hola::test::status_of([&] { hola::Operator<float, std::int32_t, std::int32_t> bad(o); }),
+      hola::status::invalid_argument);
 }
 
 TEST(Operator, DeviceMatrixWithoutGpuIsAClearError) {
@@ -140,20 +141,22 @@ TEST(Operator, DeviceMatrixWithoutGpuIsAClearError) {
   auto v = A.view();
   v.memory = hola::Memory::device;
   hola::Operator<double, std::int32_t, std::int32_t> op;
-  EXPECT_EQ(code_of([&] { op.setup(v); }), hola::status::no_device);
+  EXPECT_EQ(hola::test::status_of([&] { op.setup(v); }), hola::status::no_device);
 }
 
 TEST(Registry, ListsKernelsAndRejectsUnknownNames) {
   EXPECT_NE(hola::KernelRegistry::find("cpu"), nullptr);
   EXPECT_NE(hola::KernelRegistry::find("auto"), nullptr);
   EXPECT_EQ(hola::KernelRegistry::find("nope"), nullptr);
-  EXPECT_EQ(code_of([] { hola::KernelRegistry::create<double, int, int>("nope", {}); }),
-            hola::status::invalid_argument);
+  EXPECT_EQ(
+      hola::test::status_of([] { hola::KernelRegistry::create<double, int, int>("nope", {}); }),
+      hola::status::invalid_argument);
 #if defined(HOLA_ENABLE_CUDA)
   EXPECT_NE(hola::KernelRegistry::find("hola"), nullptr);
 #else
-  EXPECT_EQ(code_of([] { hola::KernelRegistry::create<double, int, int>("hola", {}); }),
-            hola::status::unsupported);
+  EXPECT_EQ(
+      hola::test::status_of([] { hola::KernelRegistry::create<double, int, int>("hola", {}); }),
+      hola::status::unsupported);
 #endif
   // The registry's capabilities match what each kernel reports about itself.
   for (const hola::KernelInfo& k : hola::KernelRegistry::kernels()) {

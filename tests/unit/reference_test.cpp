@@ -10,6 +10,8 @@
 
 #include "hola/error.hpp"
 #include "hola/reference.hpp"
+#include "small_csr.hpp"
+#include "type_lists.hpp"
 
 namespace {
 
@@ -17,17 +19,7 @@ using hola::CsrMatrix;
 using hola::CsrView;
 using hola::Op;
 
-template <class V_, class I_, class O_>
-struct Types {
-  using V = V_;
-  using I = I_;
-  using O = O_;
-};
-using AllTypes = ::testing::Types<
-    Types<float, std::int32_t, std::int32_t>, Types<float, std::int32_t, std::int64_t>,
-    Types<float, std::int64_t, std::int32_t>, Types<float, std::int64_t, std::int64_t>,
-    Types<double, std::int32_t, std::int32_t>, Types<double, std::int32_t, std::int64_t>,
-    Types<double, std::int64_t, std::int32_t>, Types<double, std::int64_t, std::int64_t>>;
+using hola::test::AllTypes;
 
 template <class T>
 class ReferenceTest : public ::testing::Test {
@@ -37,16 +29,8 @@ class ReferenceTest : public ::testing::Test {
   using O = typename T::O;
   using Matrix = CsrMatrix<V, I, O>;
 
-  static Matrix make(std::int64_t rows, std::int64_t cols, std::vector<O> row_ptr,
-                     std::vector<I> col_idx, std::vector<V> values) {
-    Matrix m;
-    m.rows = rows;
-    m.cols = cols;
-    m.row_ptr = std::move(row_ptr);
-    m.col_idx = std::move(col_idx);
-    m.values = std::move(values);
-    return m;
-  }
+  // make(rows, cols, row_ptr, col_idx, values).
+  static constexpr auto make = &hola::test::make_csr<V, I, O>;
   // 3 x 4, an empty row and an unsorted row:
   //   [1 0 2  0]
   //   [0 0 0  0]

@@ -10,6 +10,8 @@
 
 #include "hola/error.hpp"
 #include "hola/validate.hpp"
+#include "small_csr.hpp"
+#include "type_lists.hpp"
 
 namespace {
 
@@ -18,17 +20,7 @@ using hola::CsrView;
 using hola::status;
 using hola::ValidationOptions;
 
-template <class V_, class I_, class O_>
-struct Types {
-  using V = V_;
-  using I = I_;
-  using O = O_;
-};
-using AllTypes = ::testing::Types<
-    Types<float, std::int32_t, std::int32_t>, Types<float, std::int32_t, std::int64_t>,
-    Types<float, std::int64_t, std::int32_t>, Types<float, std::int64_t, std::int64_t>,
-    Types<double, std::int32_t, std::int32_t>, Types<double, std::int32_t, std::int64_t>,
-    Types<double, std::int64_t, std::int32_t>, Types<double, std::int64_t, std::int64_t>>;
+using hola::test::AllTypes;
 
 template <class T>
 class ValidateTest : public ::testing::Test {
@@ -40,11 +32,7 @@ class ValidateTest : public ::testing::Test {
 
   // 3 x 4:  row 0: cols 0, 2; row 1: empty; row 2: cols 1, 3.
   void SetUp() override {
-    m_.rows = 3;
-    m_.cols = 4;
-    m_.row_ptr = {0, 2, 2, 4};
-    m_.col_idx = {0, 2, 1, 3};
-    m_.values = {1, 2, 3, 4};
+    m_ = hola::test::make_csr<V, I, O>(3, 4, {0, 2, 2, 4}, {0, 2, 1, 3}, {1, 2, 3, 4});
   }
   View view() const { return m_.view(); }
 
@@ -79,10 +67,8 @@ TYPED_TEST(ValidateTest, ValidMatricesPass) {
   EXPECT_EQ(hola::check_csr(empty), "");
   empty.cols = 5;
   EXPECT_EQ(hola::check_csr(empty), "");
-  CsrMatrix<typename TestFixture::V, typename TestFixture::I, typename TestFixture::O> z;
-  z.rows = 2;
-  z.cols = 0;
-  z.row_ptr = {0, 0, 0};
+  const auto z = hola::test::make_csr<typename TestFixture::V, typename TestFixture::I,
+                                      typename TestFixture::O>(2, 0, {0, 0, 0}, {}, {});
   EXPECT_NO_THROW(hola::validate_csr(z.view(), strict));
   // Duplicates are allowed by default.
   this->m_.col_idx = {2, 2, 1, 3};

@@ -20,9 +20,9 @@ namespace hola::cuda {
 }  // namespace hola::cuda
 
 // Checks a CUDA runtime call; throws hola::error on failure.
-#define HOLA_CUDA_CHECK(call)                                                     \
-  do {                                                                            \
-    cudaError_t hola_err_ = (call);                                               \
+#define HOLA_CUDA_CHECK(call)                                                                     \
+  do {                                                                                            \
+    cudaError_t hola_err_ = (call);                                                               \
     if (hola_err_ != cudaSuccess) ::hola::cuda::throw_cuda(hola_err_, #call, __FILE__, __LINE__); \
   } while (0)
 
@@ -66,7 +66,9 @@ class DeviceBuffer {
     bytes_ = 0;
   }
   template <class T>
-  T* as() const { return static_cast<T*>(ptr_); }
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
   void* get() const { return ptr_; }
   std::size_t bytes() const { return bytes_; }
 
@@ -85,6 +87,8 @@ struct DeviceInfo {
 };
 const DeviceInfo& current_device_info();
 
-inline unsigned div_up(std::size_t a, std::size_t b) { return static_cast<unsigned>((a + b - 1) / b); }
+inline unsigned div_up(std::size_t a, std::size_t b) {
+  return static_cast<unsigned>((a + b - 1) / b);
+}
 
 }  // namespace hola::cuda

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cuda_utils.cuh"
+#include "hola/detail/instantiate.hpp"
 #include "hola/gpu_validate.hpp"
 
 namespace hola::gpu {
@@ -55,11 +56,11 @@ std::string check_csr_device(const CsrView<V, I, O>& A, void* stream) {
   HOLA_CUDA_CHECK(cudaMemsetAsync(f, 0xff, 2 * sizeof(unsigned long long), s));
   const unsigned threads = 256;
   check_row_ptr_kernel<<<cuda::div_up(A.rows + 1, threads), threads, 0, s>>>(A.row_ptr, A.rows,
-                                                                              A.nnz, f);
+                                                                             A.nnz, f);
   HOLA_CUDA_CHECK_LAUNCH("check_row_ptr");
   if (A.nnz > 0) {
-    const unsigned blocks = static_cast<unsigned>(
-        std::min<std::int64_t>(cuda::div_up(A.nnz, threads), 16 * 1024));
+    const unsigned blocks =
+        static_cast<unsigned>(std::min<std::int64_t>(cuda::div_up(A.nnz, threads), 16 * 1024));
     check_col_idx_kernel<<<blocks, threads, 0, s>>>(A.col_idx, A.nnz, A.cols, f + 1);
     HOLA_CUDA_CHECK_LAUNCH("check_col_idx");
   }
@@ -88,14 +89,7 @@ std::string check_csr_device(const CsrView<V, I, O>& A, void* stream) {
 
 #define HOLA_INSTANTIATE(V, I, O) \
   template std::string check_csr_device<V, I, O>(const CsrView<V, I, O>&, void*);
-HOLA_INSTANTIATE(float, std::int32_t, std::int32_t)
-HOLA_INSTANTIATE(float, std::int32_t, std::int64_t)
-HOLA_INSTANTIATE(float, std::int64_t, std::int32_t)
-HOLA_INSTANTIATE(float, std::int64_t, std::int64_t)
-HOLA_INSTANTIATE(double, std::int32_t, std::int32_t)
-HOLA_INSTANTIATE(double, std::int32_t, std::int64_t)
-HOLA_INSTANTIATE(double, std::int64_t, std::int32_t)
-HOLA_INSTANTIATE(double, std::int64_t, std::int64_t)
+HOLA_FOR_EACH_VALUE_INDEX_OFFSET(HOLA_INSTANTIATE)
 #undef HOLA_INSTANTIATE
 
 }  // namespace hola::gpu

@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "common/cuda_utils.cuh"
+#include "hola/detail/instantiate.hpp"
 #include "hola/gpu_kernels.hpp"
 #include "hola/spmv_kernel.hpp"
 
@@ -278,14 +279,7 @@ SpmvKernelPtr<V, I, O> make_cusparse(const KernelOptions& options, int alg) {
 #define HOLA_INSTANTIATE_CUSPARSE(V, I, O) \
   template SpmvKernelPtr<V, I, O> make_cusparse<V, I, O>(const KernelOptions&, int);
 
-HOLA_INSTANTIATE_CUSPARSE(float, std::int32_t, std::int32_t)
-HOLA_INSTANTIATE_CUSPARSE(float, std::int32_t, std::int64_t)
-HOLA_INSTANTIATE_CUSPARSE(float, std::int64_t, std::int32_t)
-HOLA_INSTANTIATE_CUSPARSE(float, std::int64_t, std::int64_t)
-HOLA_INSTANTIATE_CUSPARSE(double, std::int32_t, std::int32_t)
-HOLA_INSTANTIATE_CUSPARSE(double, std::int32_t, std::int64_t)
-HOLA_INSTANTIATE_CUSPARSE(double, std::int64_t, std::int32_t)
-HOLA_INSTANTIATE_CUSPARSE(double, std::int64_t, std::int64_t)
+HOLA_FOR_EACH_VALUE_INDEX_OFFSET(HOLA_INSTANTIATE_CUSPARSE)
 
 #undef HOLA_INSTANTIATE_CUSPARSE
 

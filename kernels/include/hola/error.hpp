@@ -26,8 +26,7 @@ const char* status_name(status s) noexcept;
 
 class error : public std::runtime_error {
  public:
-  error(status code, const std::string& message)
-      : std::runtime_error(message), code_(code) {}
+  error(status code, const std::string& message) : std::runtime_error(message), code_(code) {}
   status code() const noexcept { return code_; }
 
  private:

@@ -8,8 +8,7 @@ namespace hola::reference {
 // y_out = alpha * op(A) * x + beta * y_in, BLAS semantics for beta == 0 (y_in not read).
 // Host memory only. y_in may equal y_out.
 template <class V, class I, class O>
-void spmv(Op op, V alpha, const CsrView<V, I, O>& A, const V* x, V beta, const V* y_in,
-          V* y_out);
+void spmv(Op op, V alpha, const CsrView<V, I, O>& A, const V* x, V beta, const V* y_in, V* y_out);
 
 // z = y + A x (PETSc's MatMultAdd); z may equal y.
 template <class V, class I, class O>
@@ -20,7 +19,7 @@ void spmv_add(const CsrView<V, I, O>& A, const V* x, const V* y, V* z) {
 // Per-output bound on the magnitude of the terms summed: |alpha| * sum |a_ij||x_j| + |beta y_i|.
 // Tests scale their tolerance by it.
 template <class V, class I, class O>
-void spmv_abs_bound(Op op, V alpha, const CsrView<V, I, O>& A, const V* x, V beta,
-                    const V* y_in, double* bound);
+void spmv_abs_bound(Op op, V alpha, const CsrView<V, I, O>& A, const V* x, V beta, const V* y_in,
+                    double* bound);
 
 }  // namespace hola::reference

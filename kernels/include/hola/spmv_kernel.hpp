@@ -42,8 +42,7 @@ class SpmvKernel {
   // Bytes of memory the kernel holds for this matrix beyond the matrix itself.
   virtual std::size_t workspace_bytes() const = 0;
 
-  virtual void apply(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out,
-                     void* stream) = 0;
+  virtual void apply(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out, void* stream) = 0;
 };
 
 template <class V, class I, class O>

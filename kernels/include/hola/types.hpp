@@ -17,8 +17,7 @@ inline const char* op_name(Op op) { return op == Op::N ? "N" : "T"; }
 inline const char* memory_name(Memory m) { return m == Memory::host ? "host" : "device"; }
 
 template <class V>
-inline constexpr bool is_supported_value_v =
-    std::is_same_v<V, float> || std::is_same_v<V, double>;
+inline constexpr bool is_supported_value_v = std::is_same_v<V, float> || std::is_same_v<V, double>;
 
 template <class I>
 inline constexpr bool is_supported_index_v =
@@ -26,14 +25,18 @@ inline constexpr bool is_supported_index_v =
 
 template <class V>
 constexpr const char* value_type_name() {
-  if constexpr (std::is_same_v<V, float>) return "float";
-  else return "double";
+  if constexpr (std::is_same_v<V, float>)
+    return "float";
+  else
+    return "double";
 }
 
 template <class I>
 constexpr const char* index_type_name() {
-  if constexpr (std::is_same_v<I, std::int32_t>) return "int32";
-  else return "int64";
+  if constexpr (std::is_same_v<I, std::int32_t>)
+    return "int32";
+  else
+    return "int64";
 }
 
 // Accumulator used by the reference: one step more precise than V.

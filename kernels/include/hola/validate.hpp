@@ -9,8 +9,8 @@
 namespace hola {
 
 struct ValidationOptions {
-  bool require_sorted = false;      // columns strictly increasing inside each row
-  bool allow_duplicates = true;     // same column twice in a row (only if not require_sorted)
+  bool require_sorted = false;   // columns strictly increasing inside each row
+  bool allow_duplicates = true;  // same column twice in a row (only if not require_sorted)
 };
 
 // Empty string when the view is a valid CSR matrix, otherwise a precise description of the

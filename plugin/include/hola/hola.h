@@ -24,13 +24,28 @@ typedef enum {
   HOLA_CUSPARSE_ERROR = 9,
   HOLA_NO_DEVICE = 10,
   HOLA_OUT_OF_MEMORY = 11,
-  HOLA_INTERNAL_ERROR = 12
+  HOLA_INTERNAL_ERROR = 12,
+  HOLA_STATUS_MAX_ENUM = 0x7fffffff
 } hola_status;
 
-typedef enum { HOLA_FLOAT32 = 0, HOLA_FLOAT64 = 1 } hola_value_type;
-typedef enum { HOLA_INT32 = 0, HOLA_INT64 = 1 } hola_index_type;
-typedef enum { HOLA_OP_N = 0, HOLA_OP_T = 1 } hola_op;
-typedef enum { HOLA_MEMORY_HOST = 0, HOLA_MEMORY_DEVICE = 1 } hola_memory;
+/* The *_MAX_ENUM members give every enum the range of int, so that a wrong value passed from
+ * C is a reported error (HOLA_UNSUPPORTED / HOLA_INVALID_ARGUMENT), not undefined behaviour. */
+typedef enum {
+  HOLA_FLOAT32 = 0,
+  HOLA_FLOAT64 = 1,
+  HOLA_VALUE_TYPE_MAX_ENUM = 0x7fffffff
+} hola_value_type;
+typedef enum {
+  HOLA_INT32 = 0,
+  HOLA_INT64 = 1,
+  HOLA_INDEX_TYPE_MAX_ENUM = 0x7fffffff
+} hola_index_type;
+typedef enum { HOLA_OP_N = 0, HOLA_OP_T = 1, HOLA_OP_MAX_ENUM = 0x7fffffff } hola_op;
+typedef enum {
+  HOLA_MEMORY_HOST = 0,
+  HOLA_MEMORY_DEVICE = 1,
+  HOLA_MEMORY_MAX_ENUM = 0x7fffffff
+} hola_memory;
 
 typedef struct hola_operator_s* hola_operator;
 

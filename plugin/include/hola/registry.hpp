@@ -9,13 +9,13 @@
 namespace hola {
 
 struct KernelInfo {
-  std::string name;         // registry key and user option value
-  std::string description;  // one line
-  Memory memory;            // where its matrix and vectors live
-  bool op_n = true;         // y = A x
-  bool op_t = false;        // y = A^T x
-  bool deterministic_n = false;  // bitwise reproducible op N available (always or by option)
-  bool deterministic_t = false;  // bitwise reproducible op T available
+  std::string name;               // registry key and user option value
+  std::string description;        // one line
+  Memory memory;                  // where its matrix and vectors live
+  bool op_n = true;               // y = A x
+  bool op_t = false;              // y = A^T x
+  bool deterministic_n = false;   // bitwise reproducible op N available (always or by option)
+  bool deterministic_t = false;   // bitwise reproducible op T available
   bool mixed_index_types = true;  // column index and row offset types may differ
 };
 
