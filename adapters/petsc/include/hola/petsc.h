@@ -1,0 +1,25 @@
+/* Hola for PETSc: the holaaij matrix type (CPU kernels on MATSEQAIJ / MATMPIAIJ storage).
+
+   Use it without linking: -dll_append <prefix>/lib/libholapetsc.so -mat_type holaaij
+   or link libholapetsc and call HolaPetscRegister() after PetscInitialize().
+   Options (with the matrix prefix): -mat_hola_kernel <name>, -mat_hola_deterministic,
+   -mat_hola_view. */
+#pragma once
+
+#include <petscmat.h>
+
+#define MATHOLAAIJ "holaaij"
+
+/* Registers holaaij with MatRegister(); safe to call more than once. */
+PETSC_EXTERN PetscErrorCode HolaPetscRegister(void);
+
+/* Entry point PETSc calls when the library is loaded with -dll_append. */
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_holapetsc(void);
+
+/* Counters summed over the local blocks of A (tests, diagnostics): products run by Hola, products
+   handed back to PETSc's own op, and analyses (structure changes) done. */
+PETSC_EXTERN PetscErrorCode HolaPetscGetStats(Mat A, PetscInt* kernel_calls, PetscInt* fallbacks,
+                                              PetscInt* analyses);
+
+/* True when A carries Hola's operations (holaaij, its duplicates and blocks). */
+PETSC_EXTERN PetscErrorCode HolaPetscIsAttached(Mat A, PetscBool* attached);
