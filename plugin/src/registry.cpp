@@ -30,8 +30,9 @@ const std::vector<KernelInfo>& KernelRegistry::kernels() {
     v.push_back({"cusparse-alg2", "cuSPARSE cusparseSpMV CSR_ALG2 (deterministic op N)",
                  Memory::device, true, true, true, false, false});
 #endif
-    v.push_back({"auto", "chosen per matrix from its features", Memory::device, true, true, true,
-                 true, true});
+    // Deterministic T only where the chosen kernel has it (the CPU kernel; no GPU kernel yet).
+    v.push_back({"auto", "chosen per matrix from its row lengths (docs/kernels.md)", Memory::device,
+                 true, true, true, false, true});
     return v;
   }();
   return list;
