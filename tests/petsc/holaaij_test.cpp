@@ -1,7 +1,9 @@
 // holaaij against PETSc's own AIJ: every product, KSP iteration counts, duplicates, new values,
-// new nonzeros and MatBindToCPU. Run with 1, 2 and 4 ranks; with more than one rank the last rank
-// owns no rows. Exit code 0 when every check passed.
+// new nonzeros, MatBindToCPU, COO assembly and LSQR on a rectangular matrix. Run with 1, 2 and 4
+// ranks; with more than one rank the last rank owns no rows. Exit code 0 when every check passed.
 #include <petscksp.h>
+
+#include <vector>
 
 #include "hola/petsc.h"
 
@@ -187,6 +189,211 @@ PetscErrorCode SolveBoth(const char* what, Mat A, Mat R, KSPType type) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// ---- COO assembly ----
+// Global COO triplets: rank p contributes the rows r with r % size == p (whatever rank owns them,
+// so the rank without rows contributes too), each diagonal split into two duplicate entries, and
+// every rank adds a further duplicate diagonal entry on every fifth row (summed across ranks).
+PetscErrorCode CooPattern(PetscInt n, std::vector<PetscInt>* ci, std::vector<PetscInt>* cj) {
+  PetscMPIInt rank, size;
+  const PetscInt N = n * n;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  auto add = [&](PetscInt i, PetscInt j) {
+    ci->push_back(i);
+    cj->push_back(j);
+  };
+  for (PetscInt r = 0; r < N; r++) {
+    const PetscInt i = r / n, j = r % n;
+    if (r % size == rank) {
+      add(r, r);
+      add(r, r);  // duplicate on the same rank
+      if (i > 0) add(r, r - n);
+      if (i < n - 1) add(r, r + n);
+      if (j > 0) add(r, r - 1);
+      if (j < n - 1) add(r, r + 1);
+      add(r, (r * 7 + 3) % N);  // far away (may coincide with an entry above: summed)
+    }
+    if (r % 5 == 0) add(r, r);  // every rank
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Values for the triplets; `pass` changes all of them.
+void CooValues(const std::vector<PetscInt>& ci, const std::vector<PetscInt>& cj, int pass,
+               std::vector<PetscScalar>* v) {
+  v->resize(ci.size());
+  for (size_t k = 0; k < ci.size(); k++) {
+    const PetscInt i = ci[k], j = cj[k];
+    const double h = (double)((i * 31 + j * 17 + (PetscInt)k * 3 + pass * 11) % 97) / 97.0;
+    (*v)[k] = i == j ? 2.0 + pass + h : -0.5 * h - 0.1 * pass;
+  }
+}
+
+PetscErrorCode CreateCoo(MatType type, PetscInt n, const std::vector<PetscInt>& ci,
+                         const std::vector<PetscInt>& cj, Mat* A) {
+  PetscInt m;
+  PetscFunctionBegin;
+  PetscCall(LocalRows(n * n, &m));
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, m, m, n * n, n * n));
+  PetscCall(MatSetType(*A, type));
+  std::vector<PetscInt> i = ci, j = cj;  // PETSc may modify the index arrays
+  PetscCall(MatSetPreallocationCOO(*A, (PetscCount)i.size(), i.data(), j.data()));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode RunCoo(PetscInt n) {
+  Mat A, R;
+  std::vector<PetscInt> ci, cj;
+  std::vector<PetscScalar> v;
+  PetscBool attached;
+  PetscFunctionBegin;
+  PetscCall(CooPattern(n, &ci, &cj));
+  PetscCall(CreateCoo(MATHOLAAIJ, n, ci, cj, &A));
+  PetscCall(CreateCoo(MATAIJ, n, ci, cj, &R));
+  PetscCall(HolaPetscIsAttached(A, &attached));
+  PetscCall(Check(attached == PETSC_TRUE, "COO: holaaij carries Hola's operations", 0));
+  CooValues(ci, cj, 0, &v);
+  PetscCall(MatSetValuesCOO(A, v.data(), INSERT_VALUES));
+  PetscCall(MatSetValuesCOO(R, v.data(), INSERT_VALUES));
+  PetscCall(Compare("COO", A, R));
+  PetscCall(SolveBoth("COO", A, R, KSPGMRES));
+  CooValues(ci, cj, 1, &v);  // new values, same pattern
+  PetscCall(MatSetValuesCOO(A, v.data(), INSERT_VALUES));
+  PetscCall(MatSetValuesCOO(R, v.data(), INSERT_VALUES));
+  PetscCall(Compare("COO new values", A, R));
+  CooValues(ci, cj, 2, &v);  // ADD_VALUES on top
+  PetscCall(MatSetValuesCOO(A, v.data(), ADD_VALUES));
+  PetscCall(MatSetValuesCOO(R, v.data(), ADD_VALUES));
+  PetscCall(Compare("COO ADD_VALUES", A, R));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&R));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// ---- LSQR on a tall rectangular matrix ----
+// (2N) x N: the first N rows are a diagonally dominant band, the next N rows a pseudo-random band
+// around row/2 plus a far-away entry. Rows and columns are split with LocalRows (the last rank
+// owns neither when there are several).
+PetscErrorCode CreateTall(MatType type, PetscInt N, Mat* A) {
+  PetscInt m, nl, rs, re;
+  const PetscInt M = 2 * N;
+  PetscFunctionBegin;
+  PetscCall(LocalRows(M, &m));
+  PetscCall(LocalRows(N, &nl));
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, m, nl, M, N));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 6, nullptr));
+  PetscCall(MatMPIAIJSetPreallocation(*A, 6, nullptr, 6, nullptr));
+  PetscCall(MatGetOwnershipRange(*A, &rs, &re));
+  for (PetscInt r = rs; r < re; r++) {
+    if (r < N) {
+      PetscCall(MatSetValue(*A, r, r, 3.0, ADD_VALUES));
+      if (r > 0) PetscCall(MatSetValue(*A, r, r - 1, -0.7, ADD_VALUES));
+      if (r < N - 1) PetscCall(MatSetValue(*A, r, r + 1, 0.4, ADD_VALUES));
+    } else {
+      const PetscInt c = (r - N) / 2 + N / 4;
+      for (PetscInt k = -2; k <= 2; k++) {
+        const PetscInt j = c + k;
+        if (j < 0 || j >= N) continue;
+        const double h = (double)((r * 13 + j * 29) % 101) / 101.0 - 0.5;
+        PetscCall(MatSetValue(*A, r, j, h, ADD_VALUES));
+      }
+      PetscCall(MatSetValue(*A, r, (r * 37) % N, 0.05, ADD_VALUES));
+    }
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolveLsqr(Mat A, Vec b, Vec u, PetscInt* its) {
+  KSP ksp;
+  PC pc;
+  PetscFunctionBegin;
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, KSPLSQR));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCNONE));
+  PetscCall(KSPSetTolerances(ksp, 1e-13, 1e-30, PETSC_DEFAULT, 1000));
+  PetscCall(KSPSolve(ksp, b, u));
+  PetscCall(KSPGetIterationNumber(ksp, its));
+  PetscCall(KSPDestroy(&ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Hola kernel calls on this rank for one product (op: 0 MatMult, 1 MatMultTranspose).
+PetscErrorCode CallsPerProduct(Mat A, int op, PetscInt* calls) {
+  Vec x, y;
+  PetscInt before, after;
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(VecSet(y, 1.0));
+  PetscCall(HolaPetscGetStats(A, &before, nullptr, nullptr));
+  if (op == 0)
+    PetscCall(MatMult(A, x, y));
+  else
+    PetscCall(MatMultTranspose(A, y, x));
+  PetscCall(HolaPetscGetStats(A, &after, nullptr, nullptr));
+  *calls = after - before;
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode RunLsqr(PetscInt n) {
+  Mat A, R;
+  Vec xt, b, u, ur;
+  PetscInt ia, ir, before, after, cm, ct, re, rs;
+  PetscReal e;
+  char label[128];
+  const PetscInt N = n * n;
+  PetscFunctionBegin;
+  PetscCall(CreateTall(MATHOLAAIJ, N, &A));
+  PetscCall(CreateTall(MATAIJ, N, &R));
+  PetscCall(Compare("LSQR tall", A, R));
+  PetscCall(MatCreateVecs(R, &xt, &b));
+  PetscCall(VecDuplicate(xt, &u));
+  PetscCall(VecDuplicate(xt, &ur));
+  PetscCall(VecSetRandom(xt, nullptr));
+  PetscCall(MatMult(R, xt, b));  // consistent right-hand side, same for both
+
+  PetscCall(HolaPetscGetStats(A, &before, nullptr, nullptr));
+  PetscCall(SolveLsqr(A, b, u, &ia));
+  PetscCall(HolaPetscGetStats(A, &after, nullptr, nullptr));
+  PetscCall(SolveLsqr(R, b, ur, &ir));
+  PetscCall(PetscSNPrintf(label, sizeof(label), "LSQR: its %d == native %d", (int)ia, (int)ir));
+  PetscCall(Check(ia == ir && ia > 0, label, (double)ia));
+  PetscCall(RelDiff(u, ur, &e));
+  PetscCall(Check(e <= 1e-10, "LSQR: solution == native", e));
+  PetscCall(RelDiff(u, xt, &e));
+  PetscCall(Check(e <= 1e-8, "LSQR: solution == exact", e));
+
+  // On every rank with rows: the solve's kernel calls cover `its` products with A and `its` with
+  // A^T, so Hola's transpose ran (PETSc's own transpose would leave about half of them).
+  PetscCall(CallsPerProduct(A, 0, &cm));
+  PetscCall(CallsPerProduct(A, 1, &ct));
+  PetscCall(MatGetOwnershipRange(A, &rs, &re));
+  PetscInt calls = after - before, total = 0, bad = 0, badsum = 0;
+  if (re > rs && (ct <= 0 || calls < ia * (cm + ct))) bad = 1;
+  PetscCallMPI(MPI_Allreduce(&calls, &total, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCallMPI(MPI_Allreduce(&bad, &badsum, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCall(Check(total > 0, "LSQR: Hola kernel calls during the solve", (double)total));
+  PetscCall(Check(badsum == 0, "LSQR: Hola transpose ran in the solve", (double)badsum));
+
+  PetscCall(VecDestroy(&xt));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&u));
+  PetscCall(VecDestroy(&ur));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&R));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode Run() {
   Mat A, R, S, RS, D;
   PetscInt n = 16;
@@ -247,6 +454,9 @@ PetscErrorCode Run() {
   PetscCall(MatDestroy(&R));
   PetscCall(MatDestroy(&S));
   PetscCall(MatDestroy(&RS));
+
+  PetscCall(RunCoo(n));
+  PetscCall(RunLsqr(n));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
