@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -87,10 +89,42 @@ void spmv_abs_bound(Op op, V alpha, const CsrView<V, I, O>& A, const V* x, V bet
   }
 }
 
+template <class V, class I, class O>
+std::int64_t count_mismatches(Op op, V alpha, const CsrView<V, I, O>& A, const V* x, V beta,
+                              const V* y_in, const V* ref, const V* y_out, std::string* report,
+                              int max_reported) {
+  const std::int64_t ny = op == Op::N ? A.rows : A.cols;
+  std::vector<double> bound(static_cast<std::size_t>(ny));
+  spmv_abs_bound(op, alpha, A, x, beta, y_in, bound.data());
+  std::vector<std::int64_t> terms(static_cast<std::size_t>(ny), 0);
+  for (std::int64_t r = 0; r < A.rows; ++r)
+    for (O k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k) ++terms[op == Op::N ? r : A.col_idx[k]];
+  const double eps = std::numeric_limits<V>::epsilon();
+  std::int64_t mismatches = 0;
+  for (std::int64_t i = 0; i < ny; ++i) {
+    const double got = static_cast<double>(y_out[i]);
+    const double want = static_cast<double>(ref[i]);
+    const double tol = 2.0 * static_cast<double>(terms[i] + 2) * eps * bound[i] +
+                       std::numeric_limits<V>::denorm_min();
+    if (std::isfinite(got) && std::abs(got - want) <= tol) continue;
+    if (report && mismatches < max_reported) {
+      std::ostringstream line;
+      line << "\n  y[" << i << "] = " << got << ", reference " << want << ", tolerance " << tol
+           << " (" << terms[i] << " terms)";
+      *report += line.str();
+    }
+    ++mismatches;
+  }
+  return mismatches;
+}
+
 #define HOLA_INSTANTIATE_REFERENCE(V, I, O)                                                    \
   template void spmv<V, I, O>(Op, V, const CsrView<V, I, O>&, const V*, V, const V*, V*);      \
   template void spmv_abs_bound<V, I, O>(Op, V, const CsrView<V, I, O>&, const V*, V, const V*, \
-                                        double*);
+                                        double*);                                              \
+  template std::int64_t count_mismatches<V, I, O>(Op, V, const CsrView<V, I, O>&, const V*, V, \
+                                                  const V*, const V*, const V*, std::string*,  \
+                                                  int);
 
 HOLA_FOR_EACH_VALUE_INDEX_OFFSET(HOLA_INSTANTIATE_REFERENCE)
 #undef HOLA_INSTANTIATE_REFERENCE
