@@ -17,9 +17,11 @@ cmake -S "$HOLA_ROOT" -B "$HOLA_ROOT/build" -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build "$HOLA_ROOT/build" -j "$JOBS"
 ctest --test-dir "$HOLA_ROOT/build" --output-on-failure -j "$JOBS"
 
-# Sanitizers on the CPU code (CUDA off: the sanitizers do not see device code).
+# Sanitizers on the CPU code (CUDA off: the sanitizers do not see device code; the adapters'
+# integration tests run in the main build only).
 cmake -S "$HOLA_ROOT" -B "$HOLA_ROOT/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DHOLA_ENABLE_CUDA=OFF -DHOLA_BUILD_DEMOS=OFF \
+  -DHOLA_WITH_PETSC=OFF -DHOLA_WITH_TPETRA=OFF -DHOLA_WITH_HYPRE=OFF \
   -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined"
 cmake --build "$HOLA_ROOT/build-asan" -j "$JOBS"
