@@ -1,74 +1,169 @@
 #!/usr/bin/env bash
 # The whole GPU check, run on the device machine (see README, "Development"):
-#   scripts/device-check.sh [stage ...]      stages: build test sanitize bench (default: all)
-# Builds with all cores for the GPU found, runs the `gpu` ctest label, compute-sanitizer
-# memcheck and racecheck on a reduced GPU test set, and hola-bench on the ANCHORS.md matrices.
-# Logs and result files go to $OUT (default ./device-out).
-# Environment: HOLA_MATRICES_DIR (real test matrices; default ./.carry/matrices, then
+#   scripts/device-check.sh [stage ...]
+# Stages (default: build test sanitize bench):
+#   build     configure and build with all cores for the GPU found (build-device/)
+#   test      the `gpu` ctest label
+#   sanitize  compute-sanitizer memcheck and racecheck on a reduced GPU test set
+#   bench     hola-bench on the ANCHORS.md matrices (BENCH_ARGS adds or overrides arguments)
+#   profile   Nsight Compute counters (DRAM bytes, L2 atomic sectors, issue activity) of the hola
+#             and cuSPARSE kernels on a 7-point and a 27-point stencil, N and T
+#   petsc     scripts/device-petsc.sh: PETSc 3.26 with CUDA, holaaijcusparse tests and solves
+#   selector  scripts/selector-device.sh: the kernel-selector corpus, training and evaluation
+# Logs and result files are written to LOGS (default ./device-out); when OUT is set (the device
+# tool), everything is also packed into $OUT/device-check.tgz and the summary copied to $OUT.
+# Environment: HOLA_MATRICES_DIR (real test matrices; default ./.carry/matrices, ../matrices,
 # ../shared/matrices), HOLA_COMMIT (recorded in results; default: git rev-parse HEAD or
-# ./.carry/commit), BENCH_ARGS (extra hola-bench arguments), CTEST_ARGS (extra ctest arguments).
+# ./.carry/commit), BENCH_ARGS, CTEST_ARGS (extra ctest arguments).
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$HOLA_ROOT"
-OUT="${OUT:-$HOLA_ROOT/device-out}"
-mkdir -p "$OUT"
+LOGS="${LOGS:-$HOLA_ROOT/device-out}"
+mkdir -p "$LOGS"
 BUILD="$HOLA_ROOT/build-device"
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(build test sanitize bench)
 want() { local s; for s in "${stages[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 
 if [ -z "${HOLA_MATRICES_DIR:-}" ]; then
-  for d in "$HOLA_ROOT/.carry/matrices" "$HOLA_ROOT/../shared/matrices"; do
-    [ -d "$d" ] && { HOLA_MATRICES_DIR="$d"; break; }
+  for d in "$HOLA_ROOT/.carry/matrices" "$HOLA_ROOT/../matrices" "$HOLA_ROOT/../shared/matrices"; do
+    [ -d "$d" ] && { HOLA_MATRICES_DIR="$(cd "$d" && pwd)"; break; }
   done
 fi
 export HOLA_MATRICES_DIR="${HOLA_MATRICES_DIR:-}"
 if [ -z "${HOLA_COMMIT:-}" ]; then
-  HOLA_COMMIT="$(git rev-parse HEAD 2>/dev/null || cat "$HOLA_ROOT/.carry/commit" 2>/dev/null || echo unknown)"
+  HOLA_COMMIT="$(git rev-parse HEAD 2>/dev/null || cat "$HOLA_ROOT/.carry/commit" 2>/dev/null ||
+    cat "$HOLA_ROOT/../commit" 2>/dev/null || echo unknown)"
 fi
+export HOLA_COMMIT
 arch="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)"
 arch="${arch:-90}"
 status=0
+SUMMARY="$LOGS/summary.txt"
+: > "$SUMMARY"
+note() { echo "$*" | tee -a "$SUMMARY"; }
+
+pack() {
+  if [ -n "${OUT:-}" ] && [ "$(cd "$OUT" && pwd)" != "$(cd "$LOGS" && pwd)" ]; then
+    tar -czf "$OUT/device-check.tgz" -C "$LOGS" . 2>/dev/null
+    cp "$SUMMARY" "$OUT/summary.txt"
+  fi
+}
+trap pack EXIT
+
 {
   echo "commit: $HOLA_COMMIT"
   nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv
   nvcc --version | tail -1
-} > "$OUT/device.txt" 2>&1
-cat "$OUT/device.txt"
+} > "$LOGS/device.txt" 2>&1
+cat "$LOGS/device.txt" | tee -a "$SUMMARY"
+
+stage_start() { STAGE_T0=$(date +%s); }
+stage_end() { note "stage $1: $2 ($(($(date +%s) - STAGE_T0)) s)"; }
 
 if want build; then
-  start=$(date +%s)
-  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" \
-    -DHOLA_MATRICES_DIR="$HOLA_MATRICES_DIR" > "$OUT/build.log" 2>&1 &&
-    cmake --build "$BUILD" -j "$JOBS" >> "$OUT/build.log" 2>&1 || { echo "BUILD FAILED"; tail -40 "$OUT/build.log"; exit 1; }
-  echo "build: $(( $(date +%s) - start )) s (sm_$arch, $JOBS jobs)"
+  stage_start
+  if cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" \
+    -DHOLA_MATRICES_DIR="$HOLA_MATRICES_DIR" > "$LOGS/build.log" 2>&1 &&
+    cmake --build "$BUILD" -j "$JOBS" >> "$LOGS/build.log" 2>&1; then
+    stage_end build "ok (sm_$arch, $JOBS jobs)"
+  else
+    stage_end build FAILED
+    tail -40 "$LOGS/build.log"
+    exit 1
+  fi
 fi
 
 if want test; then
-  ctest --test-dir "$BUILD" -L gpu --output-on-failure ${CTEST_ARGS:-} > "$OUT/gpu-tests.log" 2>&1 || status=1
-  grep -E "tests passed|Failed|FAILED|\*\*\*|Passed|Skipped" "$OUT/gpu-tests.log" | tail -30
+  stage_start
+  if ctest --test-dir "$BUILD" -L gpu -j 4 --output-on-failure ${CTEST_ARGS:-} > "$LOGS/gpu-tests.log" 2>&1; then
+    stage_end test ok
+  else
+    stage_end test FAILED
+    status=1
+  fi
+  grep -E "tests passed|Failed|FAILED|\*\*\*|Passed|Skipped|Not Run" "$LOGS/gpu-tests.log" | tail -30 | tee -a "$SUMMARY"
 fi
 
 if want sanitize; then
   # Reduced set: first type combination, small corpus (HOLA_TEST_REDUCED).
-  : > "$OUT/sanitizer.log"
-  for t in "$BUILD"/tests/*_test; do
-    case "$(basename "$t")" in hola_test|merge_test|light_test|rowwise_test|cusparse_test) ;; *) continue ;; esac
+  stage_start
+  : > "$LOGS/sanitizer.log"
+  for name in hola_test merge_test light_test rowwise_test cusparse_test operator_gpu_test features_test; do
+    t="$BUILD/tests/$name"
+    [ -x "$t" ] || continue
     for tool in memcheck racecheck; do
-      echo "== $tool $(basename "$t")" >> "$OUT/sanitizer.log"
-      HOLA_TEST_REDUCED=1 timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 9 \
-        "$t" --gtest_filter='*/0.*' >> "$OUT/sanitizer.log" 2>&1
+      echo "== $tool $name" >> "$LOGS/sanitizer.log"
+      HOLA_TEST_REDUCED=1 timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+        "$t" --gtest_filter='*/0.*:-*Capturable*' >> "$LOGS/sanitizer.log" 2>&1
       rc=$?
-      echo "== $tool $(basename "$t"): exit $rc" | tee -a "$OUT/sanitizer.log"
+      note "sanitize: $tool $name: exit $rc"
       [ $rc -eq 0 ] || status=1
     done
   done
+  stage_end sanitize done
 fi
 
 if want bench; then
-  "$BUILD/solvers_demo/hola-bench" --commit "$HOLA_COMMIT" --json "$OUT/bench.json" \
-    --csv "$OUT/bench.csv" ${BENCH_ARGS:-} > "$OUT/bench.log" 2> "$OUT/bench.err" || status=1
-  cat "$OUT/bench.log"
-  tail -5 "$OUT/bench.err"
+  stage_start
+  # shellcheck disable=SC2086
+  if "$BUILD/solvers_demo/hola-bench" --commit "$HOLA_COMMIT" --json "$LOGS/bench.json" \
+    --csv "$LOGS/bench.csv" ${BENCH_ARGS:-} > "$LOGS/bench.log" 2> "$LOGS/bench.err"; then
+    stage_end bench ok
+  else
+    stage_end bench FAILED
+    status=1
+  fi
+  cat "$LOGS/bench.log" >> "$SUMMARY"
+  tail -5 "$LOGS/bench.err"
 fi
+
+if want profile; then
+  stage_start
+  metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
+  metrics+=,lts__t_sectors_op_red.sum,lts__t_requests_op_red.sum,lts__t_sectors_op_atom.sum
+  metrics+=,lts__t_sector_hit_rate.pct,dram__throughput.avg.pct_of_peak_sustained_elapsed
+  metrics+=,lts__throughput.avg.pct_of_peak_sustained_elapsed
+  metrics+=,sm__throughput.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum
+  metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active
+  metrics+=,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,smsp__cycles_active.avg
+  : > "$LOGS/ncu.csv"
+  for case in "poisson3d:n=200 double" "stencil27:n=128 double" "poisson3d:n=200 float"; do
+    set -- $case
+    for kernel in hola hola:tcombine=0 cusparse; do
+      for op in N T; do
+        [ "$kernel" = "hola:tcombine=0" ] && [ "$op" = N ] && continue
+        echo "== $1 $2 $kernel $op" >> "$LOGS/ncu.csv"
+        timeout 120 ncu --clock-control none --csv --metrics "$metrics" \
+          --kernel-name regex:'spmv|csrmv|Spmv|SpMV' --launch-skip 0 --launch-count 4 \
+          "$BUILD/solvers_demo/hola-bench" -m "$1" -p "$2" --op "$op" -k "$kernel" --reps 1 \
+          --warmup 1 --no-check >> "$LOGS/ncu.csv" 2>> "$LOGS/ncu.err"
+      done
+    done
+  done
+  stage_end profile done
+fi
+
+if want petsc; then
+  stage_start
+  if [ -x scripts/device-petsc.sh ] && OUT="$LOGS" bash scripts/device-petsc.sh >> "$LOGS/petsc.log" 2>&1; then
+    stage_end petsc ok
+  else
+    stage_end petsc FAILED
+    status=1
+  fi
+  tail -30 "$LOGS/petsc.log" | tee -a "$SUMMARY"
+fi
+
+if want selector; then
+  stage_start
+  if [ -x scripts/selector-device.sh ] && OUT="$LOGS" BUILD="$BUILD" bash scripts/selector-device.sh >> "$LOGS/selector.log" 2>&1; then
+    stage_end selector ok
+  else
+    stage_end selector FAILED
+    status=1
+  fi
+  tail -30 "$LOGS/selector.log" | tee -a "$SUMMARY"
+fi
+note "device-check: exit $status"
 exit $status

@@ -224,8 +224,11 @@ KernelSpec parse_kernel_spec(const std::string& spec) {
       k.options.nnz_per_thread = value;
     else if (key == "det")
       k.options.deterministic = value != 0;
+    else if (key == "tcombine")
+      k.options.transpose_combine = value;
     else
-      fail(status::invalid_argument, "unknown kernel option '" + key + "' (tpb, npt, det)");
+      fail(status::invalid_argument,
+           "unknown kernel option '" + key + "' (tpb, npt, det, tcombine)");
     pos = comma + 1;
   }
   return k;

@@ -66,9 +66,67 @@ std::vector<NamedMatrix> special_path_corpus() {
   return c;
 }
 
+// Columns that collide in the transpose combiner's table (slot = column mod 2 x nonzeros per
+// block): every column is a multiple of `stride`, so all land on few slots and most products
+// take the overflow path (straight atomics); rows also repeat columns across the block.
+gen::Csr64 colliding_columns(std::int64_t rows, int per_row, std::int64_t stride,
+                             std::int64_t distinct) {
+  gen::Csr64 A;
+  A.rows = rows;
+  A.cols = stride * distinct;
+  std::uint64_t state = 0x9e3779b97f4a7c15ull;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (int j = 0; j < per_row; ++j) {
+      A.col_idx.push_back(((r * per_row + j) % distinct) * stride);
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      A.values.push_back(double(state >> 11) / double(1ull << 53) - 0.5);
+    }
+    A.row_ptr.push_back(static_cast<std::int64_t>(A.col_idx.size()));
+  }
+  return A;
+}
+
+std::vector<NamedMatrix> combiner_corpus() {
+  std::vector<NamedMatrix> c;
+  c.push_back({"colliding columns, 64 distinct", colliding_columns(3000, 7, 4096, 64)});
+  c.push_back({"colliding columns, 1000 distinct", colliding_columns(5000, 5, 2048, 1000)});
+  c.push_back({"one column", colliding_columns(4000, 1, 1, 1)});
+  c.push_back({"stencil27 12^3", gen::stencil27(12, 12, 12)});
+  c.push_back({"tall one per row", gen::random_rect(30000, 500, 1, 39)});
+  return c;
+}
+
+KernelOptions transpose_combine(int mode, int threads = 0, int nnz_per_thread = 0) {
+  KernelOptions o = config(threads, nnz_per_thread);
+  o.transpose_combine = mode;
+  return o;
+}
+
 template <class T>
 class HolaTest : public ::testing::Test {};
 TYPED_TEST_SUITE(HolaTest, AllTypes);
+
+// The transpose with and without the shared-memory combiner, on inputs that fill its table,
+// collide in it and overflow it.
+TYPED_TEST(HolaTest, TransposeCombinerAndDirectAtomics) {
+  using V = typename TypeParam::V;
+  using I = typename TypeParam::I;
+  using O = typename TypeParam::O;
+  for (int mode : {1, 0}) {
+    SCOPED_TRACE(mode == 1 ? "combiner" : "direct atomics");
+    check_kernel_on_corpus<DeviceMemory, V, I, O>(combiner_corpus(), &gpu::make_hola<V, I, O>,
+                                                  transpose_combine(mode));
+    check_kernel_on_corpus<DeviceMemory, V, I, O>(special_path_corpus(), &gpu::make_hola<V, I, O>,
+                                                  transpose_combine(mode));
+  }
+  check_kernel_on_corpus<DeviceMemory, V, I, O>(family_corpus(), &gpu::make_hola<V, I, O>,
+                                                transpose_combine(0));
+  // Largest blocks that still combine: 512 x 4 and 128 x 16 (2048 nonzeros).
+  check_kernel_on_corpus<DeviceMemory, V, I, O>(combiner_corpus(), &gpu::make_hola<V, I, O>,
+                                                transpose_combine(1, 512, 4));
+  check_kernel_on_corpus<DeviceMemory, V, I, O>(combiner_corpus(), &gpu::make_hola<V, I, O>,
+                                                transpose_combine(1, 128, 16));
+}
 
 TYPED_TEST(HolaTest, FamilyCorpus) {
   using V = typename TypeParam::V;
@@ -165,6 +223,7 @@ TEST(HolaConfigurations, InvalidOptionsThrow) {
   expect_invalid(config(1024, 0));
   expect_invalid(config(0, 32));
   expect_invalid(config(-1, 0));
+  expect_invalid(transpose_combine(1, 512, 8));  // table would not fit: 4096 nonzeros per block
 }
 
 template <class V, class I, class O>
@@ -180,6 +239,8 @@ TEST(HolaConfigurations, NameShowsNonDefaultConfiguration) {
   EXPECT_EQ((kernel_name<float, i32, i32>(config(0, 8))), "hola");
   EXPECT_EQ((kernel_name<double, i32, i32>(config(512, 16))), "hola:512x16");
   EXPECT_EQ((kernel_name<float, i64, i64>(config(128, 0))), "hola:128x8");
+  EXPECT_EQ((kernel_name<double, i32, i32>(transpose_combine(0))), "hola:256x4,direct-t");
+  EXPECT_EQ((kernel_name<double, i32, i32>(transpose_combine(1))), "hola:256x4");
 }
 
 TEST(HolaDeterministic, TransposeIsRefused) {

@@ -37,7 +37,9 @@
 //  apply T y_out = beta * y_in first (skipped when beta == 1 in place); spmv_t_kernel uses the
 //          same split and row assignment, multiplies every nonzero by alpha * x[row] (one load
 //          per row), sorts its (column, product) pairs, merges equal columns and adds them to
-//          y with atomics.
+//          y with atomics; with the combiner (default for blocks of at most 2048 nonzeros) the
+//          pairs of the whole block first meet in a shared-memory table keyed by column and
+//          each distinct column is added to y once, in column order.
 //
 //  Deterministic mode (no floating-point atomics, bitwise reproducible): step 4 is a block-wide
 //  segmented scan (cub::BlockScan, fixed order); no preparation pass. A crossing row is written
@@ -712,8 +714,30 @@ __global__ void __launch_bounds__(kThreads) spmv_n_kernel(const SpmvArgs<V, I, O
   if (tid == kThreads - 1 && g.cross_out) emit_last_row(row_sums[g.nrows - 1]);
 }
 
+// Transpose combiner (kCombine): a direct-mapped table in shared memory, slot = column mod S
+// with S = 2 x nonzeros per block and a few linear probes. Products for one column from
+// different rows of the block meet in one slot, so the global atomics drop from one per
+// (thread, column) to one per distinct column of the block, and the flush walks the slots in
+// order: on clustered columns (stencils, banded) neighbouring lanes add to neighbouring
+// addresses, several columns per L2 sector operation. Columns that find no slot go straight to
+// y with an atomic, so the result never depends on the table filling up.
+template <class I>
+using SlotKey = std::conditional_t<sizeof(I) == 4, unsigned int, unsigned long long>;
+constexpr int kCombineProbes = 4;
+
+template <class V, class I, int kNpb>
+constexpr std::size_t t_combine_shared_bytes() {
+  return static_cast<std::size_t>(2 * kNpb) * (sizeof(V) + sizeof(SlotKey<I>));
+}
+
+// Combining needs the table to fit next to the kernel's static shared memory.
+template <int kNpb>
+constexpr bool t_combine_compiled() {
+  return kNpb <= 2048;
+}
+
 // y_out += alpha * A^T x (y_out prepared). Atomics only: no deterministic variant.
-template <class V, class I, class O, int kThreads, int kNpt>
+template <class V, class I, class O, int kThreads, int kNpt, bool kCombine>
 __global__ void __launch_bounds__(kThreads) spmv_t_kernel(const SpmvArgs<V, I, O> args) {
   constexpr int kNpb = kThreads * kNpt;
   constexpr int kWarps = kThreads / kWarpSize;
@@ -809,17 +833,62 @@ __global__ void __launch_bounds__(kThreads) spmv_t_kernel(const SpmvArgs<V, I, O
   if (__any_sync(kFullMask, !is_sorted(key))) sort_pairs(key, key_prod);
 #endif
   // Equal columns (rows of one thread often share columns) are merged before the atomic.
-  V acc = key_prod[0];
+  if constexpr (!kCombine) {
+    V acc = key_prod[0];
 #pragma unroll
-  for (int i = 1; i < kNpt; ++i) {
-    if (key[i] == key[i - 1]) {
-      acc += key_prod[i];
-    } else {
-      if (key[i - 1] != kNone) atomicAdd(args.y_out + key[i - 1], acc);
-      acc = key_prod[i];
+    for (int i = 1; i < kNpt; ++i) {
+      if (key[i] == key[i - 1]) {
+        acc += key_prod[i];
+      } else {
+        if (key[i - 1] != kNone) atomicAdd(args.y_out + key[i - 1], acc);
+        acc = key_prod[i];
+      }
+    }
+    if (key[kNpt - 1] != kNone) atomicAdd(args.y_out + key[kNpt - 1], acc);
+  } else {
+    using K = SlotKey<I>;
+    constexpr unsigned kSlots = 2u * kNpb;
+    constexpr K kEmpty = ~K(0);
+    extern __shared__ __align__(16) unsigned char hola_t_shared[];
+    V* const slot_sum = reinterpret_cast<V*>(hola_t_shared);
+    K* const slot_key = reinterpret_cast<K*>(hola_t_shared + kSlots * sizeof(V));
+    for (unsigned k = tid; k < kSlots; k += kThreads) {
+      slot_key[k] = kEmpty;
+      slot_sum[k] = V(0);
+    }
+    __syncthreads();
+    auto insert = [&](I col, V value) {
+      const K want = static_cast<K>(col);
+      unsigned slot = static_cast<unsigned>(want) & (kSlots - 1);
+#pragma unroll 1
+      for (int p = 0; p < kCombineProbes; ++p) {
+        K seen = slot_key[slot];
+        if (seen == kEmpty) seen = atomicCAS(slot_key + slot, kEmpty, want);
+        if (seen == kEmpty || seen == want) {
+          atomicAdd(slot_sum + slot, value);
+          return;
+        }
+        slot = (slot + 1) & (kSlots - 1);
+      }
+      atomicAdd(args.y_out + col, value);
+    };
+    V acc = key_prod[0];
+#pragma unroll
+    for (int i = 1; i < kNpt; ++i) {
+      if (key[i] == key[i - 1]) {
+        acc += key_prod[i];
+      } else {
+        if (key[i - 1] != kNone) insert(key[i - 1], acc);
+        acc = key_prod[i];
+      }
+    }
+    if (key[kNpt - 1] != kNone) insert(key[kNpt - 1], acc);
+    __syncthreads();
+    for (unsigned k = tid; k < kSlots; k += kThreads) {
+      const K col = slot_key[k];
+      if (col != kEmpty) atomicAdd(args.y_out + static_cast<std::int64_t>(col), slot_sum[k]);
     }
   }
-  if (key[kNpt - 1] != kNone) atomicAdd(args.y_out + key[kNpt - 1], acc);
 }
 
 }  // namespace hola::gpu::hola_detail

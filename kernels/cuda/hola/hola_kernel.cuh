@@ -75,13 +75,18 @@ inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p
 template <class V, class I, class O>
 class HolaKernel final : public SpmvKernel<V, I, O> {
  public:
-  HolaKernel(HolaConfig config, bool is_default, bool deterministic)
-      : config_(config), is_default_(is_default), deterministic_(deterministic) {}
+  HolaKernel(HolaConfig config, bool is_default, bool deterministic, bool combine_t)
+      : config_(config),
+        is_default_(is_default),
+        deterministic_(deterministic),
+        combine_t_(combine_t) {}
 
   // "hola" for the default configuration, "hola:<threads>x<nnz_per_thread>" otherwise.
   std::string name() const override {
     if (is_default_) return "hola";
-    return "hola:" + std::to_string(config_.threads) + "x" + std::to_string(config_.nnz_per_thread);
+    return "hola:" + std::to_string(config_.threads) + "x" +
+           std::to_string(config_.nnz_per_thread) +
+           (!combine_t_ && nnz_per_block() <= 2048 ? ",direct-t" : "");
   }
   bool supports(Op op) const override { return op == Op::N || !deterministic_; }
   bool deterministic() const override { return deterministic_; }
@@ -118,6 +123,12 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
         else
           HOLA_CUDA_CHECK(cudaFuncSetAttribute(spmv_n_kernel<V, I, O, kT, kN, false>,
                                                cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+        if constexpr (t_combine_compiled<kT * kN>()) {
+          if (combine_t_ && !deterministic_)
+            HOLA_CUDA_CHECK(cudaFuncSetAttribute(
+                spmv_t_kernel<V, I, O, kT, kN, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                static_cast<int>(t_combine_shared_bytes<V, I, kT * kN>())));
+        }
       });
       HOLA_CUDA_CHECK(cudaStreamSynchronize(s));
     }
@@ -206,7 +217,16 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
     scale(A_.cols, args.beta, args.y_in, args.y_out, s);
     with_config(config_, [&](auto threads, auto npt) {
       constexpr int kT = decltype(threads)::value, kN = decltype(npt)::value;
-      spmv_t_kernel<V, I, O, kT, kN><<<static_cast<unsigned>(num_blocks_), kT, 0, s>>>(args);
+      const unsigned grid = static_cast<unsigned>(num_blocks_);
+      if constexpr (t_combine_compiled<kT * kN>()) {
+        if (combine_t_) {
+          spmv_t_kernel<V, I, O, kT, kN, true>
+              <<<grid, kT, t_combine_shared_bytes<V, I, kT * kN>(), s>>>(args);
+          HOLA_CUDA_CHECK_LAUNCH("hola spmv transpose (combining)");
+          return;
+        }
+      }
+      spmv_t_kernel<V, I, O, kT, kN, false><<<grid, kT, 0, s>>>(args);
       HOLA_CUDA_CHECK_LAUNCH("hola spmv transpose");
     });
   }
@@ -214,6 +234,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
   HolaConfig config_;
   bool is_default_;
   bool deterministic_;
+  bool combine_t_;  // transpose through the shared-memory column combiner
   bool ready_ = false;
   CsrView<V, I, O> A_{};
   std::int64_t num_blocks_ = 0;
@@ -238,9 +259,17 @@ SpmvKernelPtr<V, I, O> make_hola(const KernelOptions& options) {
          "hola: threads_per_block=" + std::to_string(options.threads_per_block) +
              ", nnz_per_thread=" + std::to_string(options.nnz_per_thread) +
              " is not a compiled configuration; valid: " + compiled_configs_text());
-  const bool is_default =
-      config.threads == def.threads && config.nnz_per_thread == def.nnz_per_thread;
-  return std::make_unique<HolaKernel<V, I, O>>(config, is_default, options.deterministic);
+  // The combiner's table (2 slots per nonzero of a block) fits for blocks of <= 2048 nonzeros.
+  const bool combine_fits = config.threads * config.nnz_per_thread <= 2048;
+  if (options.transpose_combine == 1 && !combine_fits)
+    fail(status::invalid_argument,
+         "hola: the transpose combiner needs threads_per_block x nnz_per_thread <= 2048");
+  const bool combine_t = options.transpose_combine != 0 && combine_fits;
+  const bool is_default = config.threads == def.threads &&
+                          config.nnz_per_thread == def.nnz_per_thread &&
+                          options.transpose_combine == -1;
+  return std::make_unique<HolaKernel<V, I, O>>(config, is_default, options.deterministic,
+                                               combine_t);
 }
 
 }  // namespace hola::gpu
