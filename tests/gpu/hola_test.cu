@@ -96,9 +96,9 @@ std::vector<NamedMatrix> combiner_corpus() {
   return c;
 }
 
-KernelOptions transpose_combine(int mode, int threads = 0, int nnz_per_thread = 0) {
+KernelOptions transpose_variant(int variant, int threads = 0, int nnz_per_thread = 0) {
   KernelOptions o = config(threads, nnz_per_thread);
-  o.transpose_combine = mode;
+  o.transpose_variant = variant;
   return o;
 }
 
@@ -106,26 +106,30 @@ template <class T>
 class HolaTest : public ::testing::Test {};
 TYPED_TEST_SUITE(HolaTest, AllTypes);
 
-// The transpose with and without the shared-memory combiner, on inputs that fill its table,
-// collide in it and overflow it.
-TYPED_TEST(HolaTest, TransposeCombinerAndDirectAtomics) {
+// Every transpose variant (thread-order atomics, shared-memory combiner, warp-order atomics) on
+// inputs that fill the combiner's table, collide in it and overflow it.
+TYPED_TEST(HolaTest, TransposeVariants) {
   using V = typename TypeParam::V;
   using I = typename TypeParam::I;
   using O = typename TypeParam::O;
-  for (int mode : {1, 0}) {
-    SCOPED_TRACE(mode == 1 ? "combiner" : "direct atomics");
+  for (int variant : {0, 1, 2}) {
+    SCOPED_TRACE("transpose variant " + std::to_string(variant));
     check_kernel_on_corpus<DeviceMemory, V, I, O>(combiner_corpus(), &gpu::make_hola<V, I, O>,
-                                                  transpose_combine(mode));
+                                                  transpose_variant(variant));
     check_kernel_on_corpus<DeviceMemory, V, I, O>(special_path_corpus(), &gpu::make_hola<V, I, O>,
-                                                  transpose_combine(mode));
+                                                  transpose_variant(variant));
+    check_kernel_on_corpus<DeviceMemory, V, I, O>(family_corpus(), &gpu::make_hola<V, I, O>,
+                                                  transpose_variant(variant));
+    if (::testing::Test::HasFatalFailure()) return;
   }
-  check_kernel_on_corpus<DeviceMemory, V, I, O>(family_corpus(), &gpu::make_hola<V, I, O>,
-                                                transpose_combine(0));
-  // Largest blocks that still combine: 512 x 4 and 128 x 16 (2048 nonzeros).
+  // Largest blocks that still combine: 512 x 4 and 128 x 16 (2048 nonzeros); warp order with
+  // the largest block.
   check_kernel_on_corpus<DeviceMemory, V, I, O>(combiner_corpus(), &gpu::make_hola<V, I, O>,
-                                                transpose_combine(1, 512, 4));
+                                                transpose_variant(1, 512, 4));
   check_kernel_on_corpus<DeviceMemory, V, I, O>(combiner_corpus(), &gpu::make_hola<V, I, O>,
-                                                transpose_combine(1, 128, 16));
+                                                transpose_variant(1, 128, 16));
+  check_kernel_on_corpus<DeviceMemory, V, I, O>(combiner_corpus(), &gpu::make_hola<V, I, O>,
+                                                transpose_variant(2, 512, 16));
 }
 
 TYPED_TEST(HolaTest, FamilyCorpus) {
@@ -223,7 +227,9 @@ TEST(HolaConfigurations, InvalidOptionsThrow) {
   expect_invalid(config(1024, 0));
   expect_invalid(config(0, 32));
   expect_invalid(config(-1, 0));
-  expect_invalid(transpose_combine(1, 512, 8));  // table would not fit: 4096 nonzeros per block
+  expect_invalid(transpose_variant(1, 512, 8));  // table would not fit: 4096 nonzeros per block
+  expect_invalid(transpose_variant(3));
+  expect_invalid(transpose_variant(-2));
 }
 
 template <class V, class I, class O>
@@ -239,8 +245,9 @@ TEST(HolaConfigurations, NameShowsNonDefaultConfiguration) {
   EXPECT_EQ((kernel_name<float, i32, i32>(config(0, 8))), "hola");
   EXPECT_EQ((kernel_name<double, i32, i32>(config(512, 16))), "hola:512x16");
   EXPECT_EQ((kernel_name<float, i64, i64>(config(128, 0))), "hola:128x8");
-  EXPECT_EQ((kernel_name<double, i32, i32>(transpose_combine(0))), "hola:256x4,direct-t");
-  EXPECT_EQ((kernel_name<double, i32, i32>(transpose_combine(1))), "hola:256x4");
+  EXPECT_EQ((kernel_name<double, i32, i32>(transpose_variant(0))), "hola:256x4,t-thread-order");
+  EXPECT_EQ((kernel_name<double, i32, i32>(transpose_variant(1))), "hola:256x4,t-combine");
+  EXPECT_EQ((kernel_name<double, i32, i32>(transpose_variant(2))), "hola");
 }
 
 TEST(HolaDeterministic, TransposeIsRefused) {

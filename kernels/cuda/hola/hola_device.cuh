@@ -714,30 +714,42 @@ __global__ void __launch_bounds__(kThreads) spmv_n_kernel(const SpmvArgs<V, I, O
   if (tid == kThreads - 1 && g.cross_out) emit_last_row(row_sums[g.nrows - 1]);
 }
 
-// Transpose combiner (kCombine): a direct-mapped table in shared memory, slot = column mod S
-// with S = 2 x nonzeros per block and a few linear probes. Products for one column from
-// different rows of the block meet in one slot, so the global atomics drop from one per
-// (thread, column) to one per distinct column of the block, and the flush walks the slots in
-// order: on clustered columns (stencils, banded) neighbouring lanes add to neighbouring
-// addresses, several columns per L2 sector operation. Columns that find no slot go straight to
-// y with an atomic, so the result never depends on the table filling up.
+// Transpose variants: how a block's (column, product) pairs reach y.
+//  kTThreadOrder  every thread adds its pairs (equal columns merged) with global atomics.
+//  kTCombine      a direct-mapped table in shared memory (slot = low column bits plus a hash of
+//                 the high bits, a few linear probes) merges a block's pairs per column; each
+//                 distinct column is added to y once, slots flushed in order. Columns that find
+//                 no slot go straight to y, so the result never depends on the table filling.
+//  kTWarpOrder    pairs go through shared memory back to the load order (lane l adds the pair
+//                 at warp position l + 32 i): one atomic instruction then covers 32 consecutive
+//                 nonzeros, which on banded and stencil matrices are 32 neighbouring columns of
+//                 a few diagonals, so the L2 handles far fewer sectors than for the thread
+//                 order, where the 32 lanes are 32 different rows' columns.
+enum TransposeVariant : int { kTThreadOrder = 0, kTCombine = 1, kTWarpOrder = 2 };
+
 template <class I>
 using SlotKey = std::conditional_t<sizeof(I) == 4, unsigned int, unsigned long long>;
 constexpr int kCombineProbes = 4;
 
-template <class V, class I, int kNpb>
-constexpr std::size_t t_combine_shared_bytes() {
-  return static_cast<std::size_t>(2 * kNpb) * (sizeof(V) + sizeof(SlotKey<I>));
+template <class V, class I, int kNpb, int kVariant>
+constexpr std::size_t t_kernel_shared_bytes() {
+  if constexpr (kVariant == kTCombine)
+    return static_cast<std::size_t>(2 * kNpb) * (sizeof(V) + sizeof(SlotKey<I>));
+  else if constexpr (kVariant == kTWarpOrder)
+    return static_cast<std::size_t>(kNpb) * (sizeof(V) + sizeof(I));
+  else
+    return 0;
 }
 
-// Combining needs the table to fit next to the kernel's static shared memory.
+// The combiner's table (2 slots per nonzero of a block) must fit next to the static shared
+// memory: blocks of at most 2048 nonzeros.
 template <int kNpb>
 constexpr bool t_combine_compiled() {
   return kNpb <= 2048;
 }
 
 // y_out += alpha * A^T x (y_out prepared). Atomics only: no deterministic variant.
-template <class V, class I, class O, int kThreads, int kNpt, bool kCombine>
+template <class V, class I, class O, int kThreads, int kNpt, int kVariant>
 __global__ void __launch_bounds__(kThreads) spmv_t_kernel(const SpmvArgs<V, I, O> args) {
   constexpr int kNpb = kThreads * kNpt;
   constexpr int kWarps = kThreads / kWarpSize;
@@ -829,11 +841,29 @@ __global__ void __launch_bounds__(kThreads) spmv_t_kernel(const SpmvArgs<V, I, O
       key[i] = i < valid ? cols[i] : kNone;
     }
   }
+  if constexpr (kVariant == kTWarpOrder) {
+    extern __shared__ __align__(16) unsigned char hola_t_shared[];
+    V* const stage_val = reinterpret_cast<V*>(hola_t_shared);
+    I* const stage_col = reinterpret_cast<I*>(hola_t_shared + kNpb * sizeof(V));
+#pragma unroll
+    for (int i = 0; i < kNpt; ++i) {
+      stage_val[first + i] = key_prod[i];
+      stage_col[first + i] = key[i];
+    }
+    __syncwarp();  // each warp reads back only its own positions
+#pragma unroll
+    for (int i = 0; i < kNpt; ++i) {
+      const int pos = warp_first + i * kWarpSize + lane;
+      const I col = stage_col[pos];
+      if (col != kNone) atomicAdd(args.y_out + col, stage_val[pos]);
+    }
+    return;
+  }
 #if HOLA_HOLA_SORT_COLUMNS
   if (__any_sync(kFullMask, !is_sorted(key))) sort_pairs(key, key_prod);
 #endif
   // Equal columns (rows of one thread often share columns) are merged before the atomic.
-  if constexpr (!kCombine) {
+  if constexpr (kVariant == kTThreadOrder) {
     V acc = key_prod[0];
 #pragma unroll
     for (int i = 1; i < kNpt; ++i) {
@@ -858,8 +888,11 @@ __global__ void __launch_bounds__(kThreads) spmv_t_kernel(const SpmvArgs<V, I, O
     }
     __syncthreads();
     auto insert = [&](I col, V value) {
+      // Low bits keep neighbouring columns in neighbouring slots (ordered flush); the hash of
+      // the high bits spreads columns a power of two apart (grid planes) over the table.
       const K want = static_cast<K>(col);
-      unsigned slot = static_cast<unsigned>(want) & (kSlots - 1);
+      const unsigned high = static_cast<unsigned>(want / kSlots);
+      unsigned slot = (static_cast<unsigned>(want) + high * 2654435761u) & (kSlots - 1);
 #pragma unroll 1
       for (int p = 0; p < kCombineProbes; ++p) {
         K seen = slot_key[slot];

@@ -70,23 +70,50 @@ void with_config(const HolaConfig& c, F&& f) {
   fail(status::internal, "hola: configuration not compiled");
 }
 
+// The transpose variant used unless KernelOptions::transpose_variant names one (measured on
+// the H200: bench/results, docs/performance.md).
+constexpr int kDefaultTransposeVariant = kTWarpOrder;
+
+// Calls f(integral_constant<variant>) for a transpose variant compiled for this block size.
+template <int kNpb, class F>
+void with_transpose_variant(int variant, F&& f) {
+  switch (variant) {
+    case kTThreadOrder:
+      f(std::integral_constant<int, kTThreadOrder>{});
+      return;
+    case kTCombine:
+      if constexpr (t_combine_compiled<kNpb>()) {
+        f(std::integral_constant<int, kTCombine>{});
+        return;
+      }
+      break;
+    case kTWarpOrder:
+      f(std::integral_constant<int, kTWarpOrder>{});
+      return;
+  }
+  fail(status::internal, "hola: transpose variant not compiled for this configuration");
+}
+
 inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 template <class V, class I, class O>
 class HolaKernel final : public SpmvKernel<V, I, O> {
  public:
-  HolaKernel(HolaConfig config, bool is_default, bool deterministic, bool combine_t)
+  HolaKernel(HolaConfig config, bool is_default, bool deterministic, int transpose_variant)
       : config_(config),
         is_default_(is_default),
         deterministic_(deterministic),
-        combine_t_(combine_t) {}
+        t_variant_(transpose_variant) {}
 
   // "hola" for the default configuration, "hola:<threads>x<nnz_per_thread>" otherwise.
   std::string name() const override {
     if (is_default_) return "hola";
     return "hola:" + std::to_string(config_.threads) + "x" +
            std::to_string(config_.nnz_per_thread) +
-           (!combine_t_ && nnz_per_block() <= 2048 ? ",direct-t" : "");
+           (t_variant_ == kDefaultTransposeVariant ? ""
+            : t_variant_ == kTThreadOrder          ? ",t-thread-order"
+            : t_variant_ == kTCombine              ? ",t-combine"
+                                                   : ",t-warp-order");
   }
   bool supports(Op op) const override { return op == Op::N || !deterministic_; }
   bool deterministic() const override { return deterministic_; }
@@ -123,11 +150,13 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
         else
           HOLA_CUDA_CHECK(cudaFuncSetAttribute(spmv_n_kernel<V, I, O, kT, kN, false>,
                                                cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-        if constexpr (t_combine_compiled<kT * kN>()) {
-          if (combine_t_ && !deterministic_)
+        if (!deterministic_) {
+          with_transpose_variant<kT * kN>(t_variant_, [&](auto variant) {
+            constexpr int kVar = decltype(variant)::value;
             HOLA_CUDA_CHECK(cudaFuncSetAttribute(
-                spmv_t_kernel<V, I, O, kT, kN, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                static_cast<int>(t_combine_shared_bytes<V, I, kT * kN>())));
+                spmv_t_kernel<V, I, O, kT, kN, kVar>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                static_cast<int>(t_kernel_shared_bytes<V, I, kT * kN, kVar>())));
+          });
         }
       });
       HOLA_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -218,23 +247,19 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
     with_config(config_, [&](auto threads, auto npt) {
       constexpr int kT = decltype(threads)::value, kN = decltype(npt)::value;
       const unsigned grid = static_cast<unsigned>(num_blocks_);
-      if constexpr (t_combine_compiled<kT * kN>()) {
-        if (combine_t_) {
-          spmv_t_kernel<V, I, O, kT, kN, true>
-              <<<grid, kT, t_combine_shared_bytes<V, I, kT * kN>(), s>>>(args);
-          HOLA_CUDA_CHECK_LAUNCH("hola spmv transpose (combining)");
-          return;
-        }
-      }
-      spmv_t_kernel<V, I, O, kT, kN, false><<<grid, kT, 0, s>>>(args);
-      HOLA_CUDA_CHECK_LAUNCH("hola spmv transpose");
+      with_transpose_variant<kT * kN>(t_variant_, [&](auto variant) {
+        constexpr int kVar = decltype(variant)::value;
+        spmv_t_kernel<V, I, O, kT, kN, kVar>
+            <<<grid, kT, t_kernel_shared_bytes<V, I, kT * kN, kVar>(), s>>>(args);
+        HOLA_CUDA_CHECK_LAUNCH("hola spmv transpose");
+      });
     });
   }
 
   HolaConfig config_;
   bool is_default_;
   bool deterministic_;
-  bool combine_t_;  // transpose through the shared-memory column combiner
+  int t_variant_;  // TransposeVariant
   bool ready_ = false;
   CsrView<V, I, O> A_{};
   std::int64_t num_blocks_ = 0;
@@ -259,17 +284,20 @@ SpmvKernelPtr<V, I, O> make_hola(const KernelOptions& options) {
          "hola: threads_per_block=" + std::to_string(options.threads_per_block) +
              ", nnz_per_thread=" + std::to_string(options.nnz_per_thread) +
              " is not a compiled configuration; valid: " + compiled_configs_text());
+  const int variant = options.transpose_variant;
+  if (variant < -1 || variant > kTWarpOrder)
+    fail(status::invalid_argument,
+         "hola: transpose_variant=" + std::to_string(variant) +
+             " (valid: -1 default, 0 thread order, 1 shared-memory combiner, 2 warp order)");
   // The combiner's table (2 slots per nonzero of a block) fits for blocks of <= 2048 nonzeros.
-  const bool combine_fits = config.threads * config.nnz_per_thread <= 2048;
-  if (options.transpose_combine == 1 && !combine_fits)
+  if (variant == kTCombine && config.threads * config.nnz_per_thread > 2048)
     fail(status::invalid_argument,
          "hola: the transpose combiner needs threads_per_block x nnz_per_thread <= 2048");
-  const bool combine_t = options.transpose_combine != 0 && combine_fits;
   const bool is_default = config.threads == def.threads &&
                           config.nnz_per_thread == def.nnz_per_thread &&
-                          options.transpose_combine == -1;
+                          (variant == -1 || variant == kDefaultTransposeVariant);
   return std::make_unique<HolaKernel<V, I, O>>(config, is_default, options.deterministic,
-                                               combine_t);
+                                               variant == -1 ? kDefaultTransposeVariant : variant);
 }
 
 }  // namespace hola::gpu

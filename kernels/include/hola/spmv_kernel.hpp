@@ -24,9 +24,9 @@ struct KernelOptions {
   int nnz_per_thread = 0;      // 0: the kernel's tuned default
   int threads_per_block = 0;   // 0: the kernel's tuned default
   int cpu_threads = 0;         // 0: OpenMP's default
-  // hola transpose: combine a block's products per column in shared memory before the global
-  // atomics (1), add every product with its own atomic (0), or the kernel's choice (-1).
-  int transpose_combine = -1;
+  // hola transpose, how products reach y: -1 the kernel's choice, 0 atomics in thread order,
+  // 1 merged per column in shared memory first, 2 atomics in load (warp) order.
+  int transpose_variant = -1;
 };
 
 template <class V, class I, class O>
