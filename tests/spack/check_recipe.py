@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks the Spack recipe without Spack: every CMake variable it passes exists in the
-project's CMakeLists files, and spack/ passes flake8 and black. Run from the source dir."""
+project's CMakeLists files (or cmake/*.cmake), and spack/ passes flake8 and black. Run from
+the source dir."""
 
 import ast
 import pathlib
@@ -34,7 +35,8 @@ def project_cmake_variables(root):
     names = set()
     opt = re.compile(r"\boption\s*\(\s*([A-Za-z0-9_]+)", re.I)
     cache = re.compile(r"\bset\s*\(\s*([A-Za-z0-9_]+)\s[^)]*\bCACHE\b", re.I | re.S)
-    for f in root.rglob("CMakeLists.txt"):
+    files = list(root.rglob("CMakeLists.txt")) + list((root / "cmake").glob("*.cmake"))
+    for f in files:
         rel = f.relative_to(root).parts
         if rel[0].startswith("build") or rel[0] == "spack":
             continue

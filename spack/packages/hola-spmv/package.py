@@ -5,7 +5,8 @@ from spack.package import *
 
 class HolaSpmv(CMakePackage, CudaPackage):
     """Hola: fast sparse matrix-vector products (CPU with OpenMP, GPU with CUDA) behind a
-    plugin interface, with an adapter that makes them a PETSc matrix type (holaaij)."""
+    plugin interface, with adapters for PETSc (the holaaij / holaaijcusparse matrix types),
+    Trilinos Tpetra (HolaOperator) and HYPRE (Krylov solver matvec)."""
 
     homepage = "https://example.org/hola"
     git = "https://example.org/hola/hola.git"
@@ -28,22 +29,29 @@ class HolaSpmv(CMakePackage, CudaPackage):
     depends_on("cuda@13:", when="+cuda")
     depends_on("mpi", when="+mpi")
     depends_on("petsc+mpi", when="+petsc")
+    depends_on("trilinos+mpi+tpetra+belos+ifpack2+muelu", when="+trilinos")
+    depends_on("hypre+mpi", when="+hypre")
+    # GPU builds: the host libraries use the same CUDA architecture as Hola.
     for arch in CudaPackage.cuda_arch_values:
         depends_on(f"petsc+cuda cuda_arch={arch}", when=f"+petsc+cuda cuda_arch={arch}")
+        depends_on(f"hypre+cuda cuda_arch={arch}", when=f"+hypre+cuda cuda_arch={arch}")
+        depends_on(f"trilinos+cuda cuda_arch={arch}", when=f"+trilinos+cuda cuda_arch={arch}")
 
     depends_on("googletest", type=("build", "link"), when="+tests")
     depends_on("cli11", type="build")
     depends_on("nlohmann-json", type="build")
 
     conflicts("+petsc", when="~mpi", msg="the PETSc adapter needs +mpi")
-    conflicts("+trilinos", msg="the Tpetra adapter is not implemented yet")
-    conflicts("+hypre", msg="the HYPRE adapter is not implemented yet")
+    conflicts("+trilinos", when="~mpi", msg="the Tpetra adapter needs +mpi")
+    conflicts("+hypre", when="~mpi", msg="the HYPRE adapter needs +mpi")
 
     def cmake_args(self):
         spec = self.spec
         args = [
             self.define_from_variant("HOLA_ENABLE_CUDA", "cuda"),
             self.define("HOLA_WITH_PETSC", "ON" if spec.satisfies("+petsc") else "OFF"),
+            self.define("HOLA_WITH_TPETRA", "ON" if spec.satisfies("+trilinos") else "OFF"),
+            self.define("HOLA_WITH_HYPRE", "ON" if spec.satisfies("+hypre") else "OFF"),
             self.define_from_variant("BUILD_SHARED_LIBS", "shared"),
             self.define_from_variant("HOLA_BUILD_TESTS", "tests"),
             self.define("HOLA_BUILD_DEMOS", True),
