@@ -1,0 +1,316 @@
+// tpetra_belos: Belos CG, GMRES, BiCGSTAB and Block CG on a Tpetra matrix, once with the
+// CrsMatrix as the operator and once with hola::tpetra::HolaOperator wrapping it. The Ifpack2
+// preconditioner is built on the CrsMatrix in both cases. Prints iterations and times for each,
+// and the time of one product.
+//
+//   mpiexec -n 2 tpetra_belos --n=40 --solver=all --prec=jacobi
+//   mpiexec -n 4 tpetra_belos --matrix=A.mtx --solver=gmres --prec=riluk
+#include <BelosLinearProblem.hpp>
+#include <BelosSolverFactory_Tpetra.hpp>
+#include <BelosTpetraAdapter.hpp>
+#include <Ifpack2_Factory.hpp>
+#include <Teuchos_CommHelpers.hpp>
+#include <Teuchos_CommandLineProcessor.hpp>
+#include <Tpetra_Core.hpp>
+#include <Tpetra_CrsMatrix.hpp>
+#include <Tpetra_Export.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "hola/matrix_market.hpp"
+#include "hola/tpetra_operator.hpp"
+
+namespace {
+
+using SC = double;
+using map_type = Tpetra::Map<>;
+using LO = map_type::local_ordinal_type;
+using GO = map_type::global_ordinal_type;
+using NO = map_type::node_type;
+using crs_type = Tpetra::CrsMatrix<SC, LO, GO, NO>;
+using mv_type = Tpetra::MultiVector<SC, LO, GO, NO>;
+using op_type = Tpetra::Operator<SC, LO, GO, NO>;
+using hola_op_type = hola::tpetra::HolaOperator<SC, LO, GO, NO>;
+using comm_ptr = Teuchos::RCP<const Teuchos::Comm<int>>;
+using Teuchos::RCP;
+using Teuchos::rcp;
+
+struct Settings {
+  int n = 30;
+  std::string matrix;
+  std::string solver = "all";
+  std::string prec = "jacobi";
+  int nrhs = 4;
+  double tol = 1e-8;
+  int maxIters = 2000;
+  std::string kernel = "auto";
+  bool deterministic = false;
+  int repeat = 50;
+  bool check = false;
+};
+
+double seconds(const comm_ptr& comm, std::chrono::steady_clock::time_point start) {
+  comm->barrier();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// 7-point 3D Poisson on an n^3 grid, rows in contiguous blocks.
+RCP<crs_type> poisson3d(GO n, const comm_ptr& comm) {
+  auto map = rcp(new map_type(static_cast<Tpetra::global_size_t>(n * n * n), 0, comm));
+  auto A = rcp(new crs_type(map, 7));
+  std::vector<GO> cols;
+  std::vector<SC> vals;
+  for (LO l = 0; l < static_cast<LO>(map->getMaxLocalIndex() + 1); ++l) {
+    const GO r = map->getGlobalElement(l), i = r / (n * n), j = (r / n) % n, k = r % n;
+    cols.assign({r});
+    vals.assign({6.0});
+    const GO offsets[3] = {n * n, n, 1};
+    const GO coords[3] = {i, j, k};
+    for (int d = 0; d < 3; ++d) {
+      if (coords[d] > 0) cols.push_back(r - offsets[d]), vals.push_back(-1.0);
+      if (coords[d] < n - 1) cols.push_back(r + offsets[d]), vals.push_back(-1.0);
+    }
+    A->insertGlobalValues(r, Teuchos::ArrayView<const GO>(cols),
+                          Teuchos::ArrayView<const SC>(vals));
+  }
+  A->fillComplete();
+  return A;
+}
+
+// Reads a square Matrix Market file on process 0 (Hola's reader) and spreads its rows in
+// contiguous blocks over all processes with a Tpetra Export.
+RCP<crs_type> readMatrixMarket(const std::string& path, const comm_ptr& comm) {
+  hola::CsrMatrix<SC, std::int64_t, std::int64_t> csr;
+  std::int64_t dims[2] = {0, 0};
+  int ok = 1;
+  std::string message;
+  if (comm->getRank() == 0) {
+    try {
+      csr = hola::read_matrix_market<SC, std::int64_t, std::int64_t>(path);
+      dims[0] = csr.rows;
+      dims[1] = csr.cols;
+    } catch (const std::exception& e) {
+      ok = 0;
+      message = e.what();
+    }
+  }
+  Teuchos::broadcast<int, int>(*comm, 0, &ok);
+  if (!ok) throw std::runtime_error("cannot read " + path + ": " + message);
+  Teuchos::broadcast<int, std::int64_t>(*comm, 0, 2, dims);
+  if (dims[0] != dims[1])
+    throw std::runtime_error(path + " is " + std::to_string(dims[0]) + " x " +
+                             std::to_string(dims[1]) + ": the solvers need a square matrix");
+  const auto n = static_cast<Tpetra::global_size_t>(dims[0]);
+  auto onRoot = rcp(new map_type(n, comm->getRank() == 0 ? n : 0, 0, comm));
+  // Exact row lengths: Tpetra's static profile has no room beyond what is allocated.
+  std::vector<std::size_t> rowLengths;
+  for (std::int64_t r = 0; comm->getRank() == 0 && r < csr.rows; ++r)
+    rowLengths.push_back(static_cast<std::size_t>(csr.row_ptr[r + 1] - csr.row_ptr[r]));
+  auto whole = rcp(new crs_type(onRoot, Teuchos::ArrayView<const std::size_t>(rowLengths)));
+  std::vector<GO> cols;
+  for (std::int64_t r = 0; comm->getRank() == 0 && r < csr.rows; ++r) {
+    const auto b = csr.row_ptr[r], e = csr.row_ptr[r + 1];
+    if (b == e) continue;
+    cols.assign(csr.col_idx.begin() + b, csr.col_idx.begin() + e);
+    whole->insertGlobalValues(static_cast<GO>(r), Teuchos::ArrayView<const GO>(cols),
+                              Teuchos::ArrayView<const SC>(csr.values.data() + b, e - b));
+  }
+  auto map = rcp(new map_type(n, 0, comm));
+  auto A = rcp(new crs_type(map, 0));
+  A->doExport(*whole, Tpetra::Export<LO, GO, NO>(onRoot, map), Tpetra::INSERT);
+  A->fillComplete();
+  return A;
+}
+
+RCP<op_type> makePreconditioner(const RCP<const crs_type>& A, const std::string& type) {
+  if (type == "none") return Teuchos::null;
+  Teuchos::ParameterList params;
+  std::string ifpack2Type = "RELAXATION";
+  if (type == "jacobi") {
+    params.set("relaxation: type", "Jacobi");
+  } else if (type == "sgs") {
+    params.set("relaxation: type", "Symmetric Gauss-Seidel");
+  } else if (type == "riluk") {
+    ifpack2Type = "RILUK";
+    params.set("fact: iluk level-of-fill", 0);
+  } else {
+    throw std::invalid_argument("unknown --prec '" + type + "' (none, jacobi, sgs, riluk)");
+  }
+  auto prec = Ifpack2::Factory::create<Tpetra::RowMatrix<SC, LO, GO, NO>>(ifpack2Type, A);
+  prec->setParameters(params);
+  prec->initialize();
+  prec->compute();
+  return prec;
+}
+
+struct Run {
+  int iterations = 0;
+  bool converged = false;
+  double residual = 0.0;  // max over the right-hand sides of ||b - A x|| / ||b||
+  double seconds = 0.0;
+};
+
+Run solve(const std::string& name, const RCP<const op_type>& op, const RCP<const crs_type>& A,
+          const RCP<op_type>& prec, const RCP<const mv_type>& B, const Settings& s,
+          const comm_ptr& comm) {
+  const std::size_t nrhs = B->getNumVectors();
+  auto X = rcp(new mv_type(A->getDomainMap(), nrhs));
+  auto problem = rcp(new Belos::LinearProblem<SC, mv_type, op_type>(op, X, B));
+  // CG and Block CG need a symmetric preconditioning (left); GMRES and BiCGSTAB take it right.
+  if (!prec.is_null()) {
+    if (name == "CG" || name == "Block CG")
+      problem->setLeftPrec(prec);
+    else
+      problem->setRightPrec(prec);
+  }
+  problem->setProblem();
+  auto params = Teuchos::parameterList();
+  params->set("Maximum Iterations", s.maxIters);
+  params->set("Convergence Tolerance", s.tol);
+  if (name == "GMRES") params->set("Num Blocks", 100);
+  if (name == "Block CG") params->set("Block Size", static_cast<int>(nrhs));
+  Belos::SolverFactory<SC, mv_type, op_type> factory;
+  auto solver = factory.create(name, params);
+  solver->setProblem(problem);
+
+  Run run;
+  comm->barrier();
+  const auto start = std::chrono::steady_clock::now();
+  run.converged = solver->solve() == Belos::Converged;
+  run.seconds = seconds(comm, start);
+  run.iterations = solver->getNumIters();
+
+  mv_type R(A->getRangeMap(), nrhs);
+  A->apply(*X, R);
+  R.update(1.0, *B, -1.0);
+  std::vector<SC> rn(nrhs), bn(nrhs);
+  R.norm2(Teuchos::ArrayView<SC>(rn));
+  B->norm2(Teuchos::ArrayView<SC>(bn));
+  for (std::size_t j = 0; j < nrhs; ++j)
+    run.residual = std::max(run.residual, bn[j] > 0 ? rn[j] / bn[j] : rn[j]);
+  return run;
+}
+
+// Mean time of one y = A x over `repeat` products (after one warm-up product).
+double productSeconds(const op_type& op, const crs_type& A, int repeat, const comm_ptr& comm) {
+  mv_type x(A.getDomainMap(), 1), y(A.getRangeMap(), 1);
+  x.putScalar(1.0);
+  op.apply(x, y);
+  comm->barrier();
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < repeat; ++i) op.apply(x, y);
+  return seconds(comm, start) / std::max(repeat, 1);
+}
+
+int run(const Settings& s, const comm_ptr& comm) {
+  const bool root = comm->getRank() == 0;
+  std::vector<std::string> solvers;
+  if (s.solver == "all")
+    solvers = {"CG", "GMRES", "BICGSTAB", "Block CG"};
+  else if (s.solver == "cg")
+    solvers = {"CG"};
+  else if (s.solver == "gmres")
+    solvers = {"GMRES"};
+  else if (s.solver == "bicgstab")
+    solvers = {"BICGSTAB"};
+  else if (s.solver == "blockcg")
+    solvers = {"Block CG"};
+  else
+    throw std::invalid_argument("unknown --solver '" + s.solver +
+                                "' (cg, gmres, bicgstab, blockcg, all)");
+  if (s.nrhs < 1) throw std::invalid_argument("--nrhs must be at least 1");
+  if (s.matrix.empty() && s.n < 2) throw std::invalid_argument("--n must be at least 2");
+
+  const RCP<const crs_type> A =
+      s.matrix.empty() ? poisson3d(s.n, comm) : readMatrixMarket(s.matrix, comm);
+  hola::OperatorOptions options;
+  options.kernel = s.kernel;
+  options.deterministic = s.deterministic;
+  const auto H = rcp(new hola_op_type(A, options));
+  const RCP<op_type> prec = makePreconditioner(A, s.prec);
+
+  if (root) {
+    const std::string problem =
+        s.matrix.empty() ? "3D Poisson " + std::to_string(s.n) + "^3" : s.matrix;
+    std::printf("tpetra_belos: %s, %llu rows, %llu entries, %d process(es), preconditioner %s\n",
+                problem.c_str(), static_cast<unsigned long long>(A->getGlobalNumRows()),
+                static_cast<unsigned long long>(A->getGlobalNumEntries()), comm->getSize(),
+                s.prec.c_str());
+    std::printf("Hola kernel: %s (%s)\n", H->kernelName().c_str(), H->selectionReason().c_str());
+  }
+  const double tNative = productSeconds(*A, *A, s.repeat, comm);
+  const double tHola = productSeconds(*H, *A, s.repeat, comm);
+  if (root)
+    std::printf("one product y = A x (mean of %d): CrsMatrix %.4f ms, HolaOperator %.4f ms\n\n",
+                s.repeat, 1e3 * tNative, 1e3 * tHola);
+
+  if (root)
+    std::printf("%-9s %4s %-13s %6s %9s %12s %10s\n", "solver", "rhs", "operator", "iters",
+                "converged", "rel.residual", "time [s]");
+  bool same = true, allConverged = true;
+  for (const std::string& name : solvers) {
+    const std::size_t nrhs = name == "Block CG" ? static_cast<std::size_t>(s.nrhs) : 1;
+    // One set of right-hand sides for both operators: b = A x for a random x.
+    auto B = rcp(new mv_type(A->getRangeMap(), nrhs));
+    {
+      mv_type x(A->getDomainMap(), nrhs);
+      x.randomize();
+      A->apply(x, *B);
+    }
+    const Run native = solve(name, A, A, prec, B, s, comm);
+    const Run hola = solve(name, H, A, prec, B, s, comm);
+    for (const auto& [label, r] : {std::pair<const char*, const Run&>{"CrsMatrix", native},
+                                   std::pair<const char*, const Run&>{"HolaOperator", hola}}) {
+      if (root)
+        std::printf("%-9s %4zu %-13s %6d %9s %12.3e %10.4f\n", name.c_str(), nrhs, label,
+                    r.iterations, r.converged ? "yes" : "no", r.residual, r.seconds);
+    }
+    same = same && native.iterations == hola.iterations;
+    allConverged = allConverged && native.converged && hola.converged;
+  }
+  if (root) {
+    std::printf("\n%s\n", same ? "same iterations with CrsMatrix and HolaOperator"
+                               : "iteration counts differ between CrsMatrix and HolaOperator");
+    if (!allConverged) std::printf("some solves did not converge\n");
+  }
+  return s.check && (!same || !allConverged) ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Tpetra::ScopeGuard scope(&argc, &argv);
+  const comm_ptr comm = Tpetra::getDefaultComm();
+  Settings s;
+  Teuchos::CommandLineProcessor clp(false, false);
+  clp.setDocString(
+      "Belos solvers with Tpetra's CrsMatrix and with Hola's HolaOperator as the operator.");
+  clp.setOption("n", &s.n, "grid size of the built-in 3D Poisson problem (n^3 rows)");
+  clp.setOption("matrix", &s.matrix, "square Matrix Market file instead of the built-in problem");
+  clp.setOption("solver", &s.solver, "cg, gmres, bicgstab, blockcg or all");
+  clp.setOption("prec", &s.prec, "Ifpack2 preconditioner: none, jacobi, sgs, riluk");
+  clp.setOption("nrhs", &s.nrhs, "right-hand sides for Block CG");
+  clp.setOption("tol", &s.tol, "relative residual tolerance");
+  clp.setOption("max-iters", &s.maxIters, "iteration limit");
+  clp.setOption("kernel", &s.kernel, "Hola kernel (auto, cpu, or a GPU kernel on a CUDA node)");
+  clp.setOption("deterministic", "no-deterministic", &s.deterministic,
+                "bitwise reproducible products");
+  clp.setOption("repeat", &s.repeat, "products timed for the SpMV time");
+  clp.setOption("check", "no-check", &s.check,
+                "exit with 1 unless every solve converged with equal iteration counts");
+  const auto parsed = clp.parse(argc, argv);
+  if (parsed == Teuchos::CommandLineProcessor::PARSE_HELP_PRINTED) return 0;
+  if (parsed != Teuchos::CommandLineProcessor::PARSE_SUCCESSFUL) return 2;
+  try {
+    return run(s, comm);
+  } catch (const std::exception& e) {
+    if (comm->getRank() == 0) std::fprintf(stderr, "tpetra_belos: %s\n", e.what());
+    return 1;
+  }
+}
