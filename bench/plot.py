@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Plots of a hola-bench results JSON (matplotlib).
 
-Usage: python3 bench/plot.py bench/results/<file>.json [--out-prefix PREFIX]
-Writes PREFIX-speedup.png (speedup over cuSPARSE ALG1 against nonzeros, one panel per op, like
-Figure 4 of the Hola-SpMV paper) and PREFIX-floor.png (% of the bandwidth floor per matrix and
-kernel). PREFIX defaults to the JSON path without its extension.
+Usage: python3 bench/plot.py bench/results/<file>.json[.gz] [--out-prefix PREFIX]
+Writes PREFIX-speedup.png (speedup over cuSPARSE ALG1 against nonzeros, log x, one panel per
+precision and op, like Figure 4 of the Hola-SpMV paper) and PREFIX-floor.png (% of the bandwidth
+floor per matrix family and kernel: median bar, lowest to highest as a line). PREFIX defaults to
+the JSON path without its extension, so the PNGs land next to the JSON.
 """
 import argparse
+import gzip
 import json
-import os
+import statistics
 
 import matplotlib
 
@@ -17,59 +19,99 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 def load(path):
-    with open(path) as f:
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
         data = json.load(f)
     rows = [r for r in data["results"] if r["time_ms"] > 0 and r["correct"]]
+    families = {m["matrix"]: m.get("family", "") for m in data.get("matrices", [])}
+    for r in rows:
+        # Older files have no family: the matrix name up to its first '-' (poisson3d-64).
+        r["family"] = r.get("family") or families.get(r["matrix"]) or r["matrix"].split("-")[0]
     return data, rows
 
 
+def panels(rows):
+    """(precision, op) pairs present, double first."""
+    return sorted({(r["precision"], r["op"]) for r in rows})
+
+
+def title(data):
+    return f"{data['device']}, commit {data['commit'][:10]}"
+
+
 def plot_speedup(data, rows, out):
-    ops = sorted({r["op"] for r in rows})
+    combos = panels(rows)
     kernels = sorted({r["kernel"] for r in rows if r["kernel"] != "cusparse"})
-    fig, axes = plt.subplots(1, len(ops), figsize=(6.5 * len(ops), 4.5), squeeze=False)
-    for ax, op in zip(axes[0], ops):
+    many = len({r["matrix"] for r in rows}) > 40
+    fig, axes = plt.subplots(1, len(combos), figsize=(6 * len(combos), 4.5), squeeze=False)
+    for ax, (precision, op) in zip(axes[0], combos):
         for k in kernels:
-            pts = sorted((r["nnz"], r["speedup_vs_cusparse"]) for r in rows if r["kernel"] == k and r["op"] == op)
+            pts = sorted(
+                (r["nnz"], r["speedup_vs_cusparse"])
+                for r in rows
+                if r["kernel"] == k and r["op"] == op and r["precision"] == precision
+            )
             if pts:
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], "o", label=k, alpha=0.8)
+                ax.plot(
+                    [p[0] for p in pts],
+                    [p[1] for p in pts],
+                    "." if many else "o",
+                    markersize=3 if many else 6,
+                    label=k,
+                    alpha=0.6 if many else 0.8,
+                )
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("nonzeros")
         ax.set_ylabel("speedup over cuSPARSE ALG1")
-        ax.set_title(f"op {op}")
+        ax.set_title(f"{precision}, op {op}")
         ax.grid(True, which="both", alpha=0.3)
     axes[0][-1].legend(fontsize=8, loc="best")
-    fig.suptitle(f"{data['device']}, commit {data['commit'][:10]}", fontsize=10)
+    fig.suptitle(title(data), fontsize=10)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)
 
 
 def plot_floor(data, rows, out):
-    matrices = []
-    for r in rows:
-        if r["matrix"] not in matrices:
-            matrices.append(r["matrix"])
+    families = sorted({r["family"] for r in rows})
     kernels = sorted({r["kernel"] for r in rows})
-    ops = sorted({r["op"] for r in rows})
-    fig, axes = plt.subplots(len(ops), 1, figsize=(12, 3.8 * len(ops)), squeeze=False)
+    combos = panels(rows)
+    fig, axes = plt.subplots(
+        len(combos),
+        1,
+        figsize=(max(10, 1.1 * len(families) + 3), 3.6 * len(combos)),
+        squeeze=False,
+    )
     width = 0.8 / max(len(kernels), 1)
-    for ax, op in zip(axes[:, 0], ops):
+    for ax, (precision, op) in zip(axes[:, 0], combos):
         for i, k in enumerate(kernels):
-            vals = []
-            for m in matrices:
-                hit = [r["pct_floor"] for r in rows if r["matrix"] == m and r["kernel"] == k and r["op"] == op]
-                vals.append(hit[0] if hit else 0.0)
-            ax.bar([j + i * width for j in range(len(matrices))], vals, width, label=k)
-        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(matrices))])
-        ax.set_xticklabels(matrices, rotation=20, fontsize=8)
+            xs, med, lo, hi = [], [], [], []
+            for j, fam in enumerate(families):
+                vals = [
+                    r["pct_floor"]
+                    for r in rows
+                    if r["family"] == fam
+                    and r["kernel"] == k
+                    and r["op"] == op
+                    and r["precision"] == precision
+                ]
+                if vals:
+                    xs.append(j + i * width)
+                    med.append(statistics.median(vals))
+                    lo.append(min(vals))
+                    hi.append(max(vals))
+            bars = ax.bar(xs, med, width, label=k)
+            ax.vlines(xs, lo, hi, color=bars.patches[0].get_facecolor() if bars else "k", lw=0.8)
+        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(families))])
+        ax.set_xticklabels(families, rotation=20, fontsize=8)
         ax.set_ylabel("% of bandwidth floor")
         ax.set_ylim(0, 100)
-        ax.set_title(f"op {op}")
+        ax.set_title(f"{precision}, op {op}: median per family (line: lowest to highest)")
         ax.grid(True, axis="y", alpha=0.3)
     axes[0][0].legend(fontsize=7, ncol=5)
-    fig.suptitle(f"{data['device']}, commit {data['commit'][:10]}", fontsize=10)
+    fig.suptitle(title(data), fontsize=10)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)
@@ -80,7 +122,7 @@ def main():
     ap.add_argument("json")
     ap.add_argument("--out-prefix")
     args = ap.parse_args()
-    prefix = args.out_prefix or os.path.splitext(args.json)[0]
+    prefix = args.out_prefix or args.json.removesuffix(".gz").removesuffix(".json")
     data, rows = load(args.json)
     plot_speedup(data, rows, prefix + "-speedup.png")
     plot_floor(data, rows, prefix + "-floor.png")

@@ -1,44 +1,64 @@
 #include "hola/selector.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <sstream>
 #include <type_traits>
-#include <vector>
 
 #include "hola/detail/instantiate.hpp"
-#include "hola/gpu_kernels.hpp"
+#include "hola/error.hpp"
+#include "selector_tree.hpp"
 
 namespace hola {
 
-KernelSelection select_device_kernel(Op op, bool single_precision, bool vendor_available,
-                                     const RowLengthStats& s) {
-  std::ostringstream why;
-  why << "auto (rows " << s.rows << ", mean row " << s.mean_row() << ", max row " << s.max_row
-      << "): ";
+namespace {
+
+std::string describe(const RowLengthStats& s) {
+  std::ostringstream out;
+  out << "rows " << s.rows << ", nnz " << s.nnz << ", mean row " << s.mean_row() << ", max row "
+      << s.max_row << ", gini " << s.gini;
+  return out.str();
+}
+
+bool is_vendor(const std::string& name) { return name.rfind("cusparse", 0) == 0; }
+
+}  // namespace
+
+KernelSelection select_device_kernel_by_rule(Op op, bool single_precision, bool vendor_available,
+                                             const RowLengthStats& s) {
+  const std::string why = "auto rule (" + describe(s) + "): ";
   // Short, even rows: one thread per row reads each row in one go and writes y coalesced; it
   // was the fastest kernel for both ops on the 7-point stencils and the small banded matrix
   // (1.3-2.1x cuSPARSE). Long rows make it serialise, so the longest row bounds it.
-  if (s.rows > 0 && s.max_row <= 32 && s.mean_row() <= 12.0) {
-    why << "short even rows -> scalar";
-    return {"scalar", why.str()};
-  }
+  if (s.rows > 0 && s.max_row <= 32 && s.mean_row() <= 12.0)
+    return {"scalar", why + "short even rows -> scalar"};
   if (op == Op::T) {
     // No Hola transpose beat cuSPARSE's on the irregular and long-row matrices yet.
-    if (vendor_available) {
-      why << "transpose -> cusparse";
-      return {"cusparse", why.str()};
-    }
-    why << "transpose, mixed index types (no cuSPARSE) -> hola";
-    return {"hola", why.str()};
+    if (vendor_available) return {"cusparse", why + "transpose -> cusparse"};
+    return {"hola", why + "transpose, mixed index types (no cuSPARSE) -> hola"};
   }
   // Double: hola was fastest or within 6 % of the best on every other anchor matrix. Single:
   // cuSPARSE ALG1 was ahead of hola on the stencils and banded matrices.
-  if (single_precision && vendor_available) {
-    why << "single precision -> cusparse";
-    return {"cusparse", why.str()};
+  if (single_precision && vendor_available)
+    return {"cusparse", why + "single precision -> cusparse"};
+  return {"hola", why + "-> hola"};
+}
+
+KernelSelection select_device_kernel(Op op, bool single_precision, bool vendor_available,
+                                     const RowLengthStats& s) {
+  const detail::TreePick pick = detail::tree_pick(single_precision, op, detail::tree_features(s));
+  if (!pick.kernel) return select_device_kernel_by_rule(op, single_precision, vendor_available, s);
+  std::ostringstream why;
+  why << "auto tree (" << (single_precision ? "float" : "double") << ", op " << op_name(op) << ", "
+      << detail::tree_provenance() << "; " << describe(s) << "): leaf " << pick.leaf << " -> "
+      << pick.kernel;
+  if (is_vendor(pick.kernel) && !vendor_available) {
+    // cuSPARSE needs equal column index and row offset types.
+    KernelSelection rule = select_device_kernel_by_rule(op, single_precision, false, s);
+    rule.reason = why.str() + ", which cannot take mixed index types; " + rule.reason;
+    return rule;
   }
-  why << "-> hola";
-  return {"hola", why.str()};
+  return {pick.kernel, why.str()};
 }
 
 template <class V, class I, class O>
@@ -48,18 +68,22 @@ KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>
                                          ? "host memory: OpenMP CPU kernel"
                                          : "host memory: OpenMP CPU kernel (requested '" +
                                                requested + "' runs on the GPU only)"};
-    return {cpu, cpu};
+    return {cpu, cpu, {}, 0.0};
   }
-  if (requested != "auto") return {{requested, "requested"}, {requested, "requested"}};
-  RowLengthStats stats;
-  if (A.rows > 0) {
-    std::vector<O> row_ptr(static_cast<std::size_t>(A.rows + 1));
-    gpu::copy_device_to_host(row_ptr.data(), A.row_ptr, row_ptr.size() * sizeof(O));
-    stats = row_length_stats(row_ptr.data(), A.rows);
-  }
+  if (requested != "auto") return {{requested, "requested"}, {requested, "requested"}, {}, 0.0};
+  KernelChoice choice;
+#if defined(HOLA_ENABLE_CUDA)
+  const auto start = std::chrono::steady_clock::now();
+  choice.features = gpu::device_row_length_stats(A.row_ptr, A.rows, A.cols, A.nnz, nullptr);
+  choice.features_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+#else
+  fail(status::no_device, "auto on a device matrix needs a build of Hola with CUDA");
+#endif
   const bool single = std::is_same_v<V, float>, vendor = std::is_same_v<I, O>;
-  return {select_device_kernel(Op::N, single, vendor, stats),
-          select_device_kernel(Op::T, single, vendor, stats)};
+  choice.n = select_device_kernel(Op::N, single, vendor, choice.features);
+  choice.t = select_device_kernel(Op::T, single, vendor, choice.features);
+  return choice;
 }
 
 #define HOLA_INSTANTIATE(V, I, O) \

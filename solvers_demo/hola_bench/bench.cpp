@@ -3,13 +3,19 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 
 #include "hola/error.hpp"
+#include "hola/matrix_market.hpp"
+#include "hola/operator.hpp"
 #include "hola/reference.hpp"
 #include "hola/registry.hpp"
 
@@ -59,29 +65,99 @@ std::vector<V> random_values(std::int64_t n, std::uint64_t seed) {
   return v;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 // Minimal bytes of DESIGN.md §6 for y = A x (beta = 0).
 template <class V, class I, class O>
-double floor_bytes(Op op, std::int64_t rows, std::int64_t cols, std::int64_t nnz) {
+double floor_bytes(std::int64_t rows, std::int64_t cols, std::int64_t nnz) {
   const double matrix = static_cast<double>(nnz) * (sizeof(V) + sizeof(I)) +
                         static_cast<double>(rows + 1) * sizeof(O);
+  // x and y swap sizes under T; the sum is the same.
   const double vectors = static_cast<double>(rows + cols) * sizeof(V);
-  (void)op;  // x and y swap sizes under T; the sum is the same
   return matrix + vectors;
 }
 
+// The Operator with kernel "auto" behind the kernel interface, so that hola-bench times the
+// whole plugin path (selection included, which happens at setup only).
 template <class V, class I, class O>
-std::vector<Row> run_typed(const std::string& matrix_name, const gen::Csr64& A64,
-                           const std::string& precision, const std::vector<Op>& ops,
-                           const std::vector<KernelSpec>& kernels, const Settings& s,
-                           double copy_gbs) {
-  const CsrMatrix<V, I, O> H = A64.convert<V, I, O>();
+class AutoKernel final : public SpmvKernel<V, I, O> {
+ public:
+  AutoKernel() : op_(make_options()) {}
+  std::string name() const override { return "auto"; }
+  bool supports(Op) const override { return true; }
+  bool deterministic() const override { return false; }
+  void setup(const CsrView<V, I, O>& A, void*) override {
+    rows_ = A.rows;
+    cols_ = A.cols;
+    op_.setup(A);
+  }
+  void set_values(const V* values) override {
+    CsrView<V, I, O> A = op_.matrix();
+    A.values = values;
+    op_.setup(A);
+  }
+  std::size_t workspace_bytes() const override { return op_.workspace_bytes(); }
+  void apply(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out, void* stream) override {
+    const std::int64_t nx = op == Op::N ? cols_ : rows_, ny = op == Op::N ? rows_ : cols_;
+    op_.apply(op, alpha, ConstVec<V>{x, nx}, beta, ConstVec<V>{y_in, y_in ? ny : 0},
+              Vec<V>{y_out, ny}, stream);
+  }
+  std::string chosen(Op op) const { return op_.kernel_name(op); }
+
+ private:
+  static OperatorOptions make_options() {
+    OperatorOptions o;
+    o.kernel = "auto";
+    o.validate = false;  // hola-bench's own matrices; validation is not what is timed
+    return o;
+  }
+  Operator<V, I, O> op_;
+  std::int64_t rows_ = 0, cols_ = 0;
+};
+
+template <class V, class I, class O>
+SpmvKernelPtr<V, I, O> make_kernel(const KernelSpec& ks) {
+  if (ks.name == "auto") return std::make_unique<AutoKernel<V, I, O>>();
+  return KernelRegistry::create<V, I, O>(ks.name, ks.options);
+}
+
+template <class V, class I>
+std::shared_ptr<const CsrMatrix<V, I, I>> typed_copy(const PreparedMatrix& m) {
+  if constexpr (std::is_same_v<I, std::int32_t>) {
+    if constexpr (std::is_same_v<V, double>)
+      return m.d32;
+    else
+      return m.f32;
+  } else {
+    if constexpr (std::is_same_v<V, double>)
+      return m.d64;
+    else
+      return m.f64;
+  }
+}
+
+template <class V, class I>
+std::shared_ptr<const CsrMatrix<V, I, I>> make_typed(const gen::Csr64& A) {
+  auto H = std::make_shared<CsrMatrix<V, I, I>>(A.convert<V, I, I>());
   // Never time on zeros or on all-ones: random values in [-1, 1].
-  CsrMatrix<V, I, O> Hr = H;
-  Hr.values = random_values<V>(H.nnz(), 12345);
-  const CsrView<V, I, O> hv = Hr.view();
-  DeviceArray<O> d_row_ptr(Hr.row_ptr);
-  DeviceArray<I> d_col_idx(Hr.col_idx);
-  DeviceArray<V> d_values(Hr.values);
+  H->values = random_values<V>(H->nnz(), 12345);
+  return H;
+}
+
+template <class V, class I, class O>
+std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision,
+                           const std::vector<Op>& ops, const std::vector<KernelSpec>& kernels,
+                           const Settings& s, double copy_gbs, ThreadPool& checkers,
+                           std::vector<PendingCheck>& pending) {
+  static_assert(std::is_same_v<I, O>, "hola-bench uses one index type for columns and offsets");
+  const std::shared_ptr<const CsrMatrix<V, I, O>> host = typed_copy<V, I>(m);
+  if (!host) fail(status::internal, "hola-bench: matrix not prepared for " + precision);
+  const CsrView<V, I, O> hv = host->view();
+  DeviceArray<O> d_row_ptr(host->row_ptr);
+  DeviceArray<I> d_col_idx(host->col_idx);
+  DeviceArray<V> d_values(host->values);
   CsrView<V, I, O> dv = hv;
   dv.row_ptr = d_row_ptr.ptr;
   dv.col_idx = d_col_idx.ptr;
@@ -106,21 +182,33 @@ std::vector<Row> run_typed(const std::string& matrix_name, const gen::Csr64& A64
     const double vec_bytes = static_cast<double>(nx + ny) * sizeof(V);
     const int sets =
         static_cast<int>(std::clamp(std::ceil(3.0 * l2 / std::max(vec_bytes, 1.0)), 1.0, 16.0));
-    const std::vector<V> x = random_values<V>(nx, 777 + static_cast<int>(op));
+    auto x =
+        std::make_shared<const std::vector<V>>(random_values<V>(nx, 777 + static_cast<int>(op)));
     std::vector<DeviceArray<V>> dx, dy;
     for (int i = 0; i < sets; ++i) {
-      dx.emplace_back(x);
+      dx.emplace_back(*x);
       dy.emplace_back(static_cast<std::size_t>(ny));
     }
-    std::vector<V> ref(static_cast<std::size_t>(ny));
+    // The reference runs on a checker thread; the comparisons queued after it wait for it
+    // (the pool starts tasks in order, so it is already running when they start).
+    std::shared_future<std::shared_ptr<const std::vector<V>>> ref;
     if (s.check)
-      reference::spmv(op, V(1), hv, x.data(), V(0), static_cast<const V*>(nullptr), ref.data());
-    const double fbytes = floor_bytes<V, I, O>(op, hv.rows, hv.cols, hv.nnz);
+      ref = checkers
+                .submit([host, x, op, ny] {
+                  auto y = std::make_shared<std::vector<V>>(static_cast<std::size_t>(ny));
+                  reference::spmv(op, V(1), host->view(), x->data(), V(0),
+                                  static_cast<const V*>(nullptr), y->data());
+                  return std::shared_ptr<const std::vector<V>>(std::move(y));
+                })
+                .share();
+    const double fbytes = floor_bytes<V, I, O>(hv.rows, hv.cols, hv.nnz);
     const double floor_ms = fbytes / (copy_gbs * 1e9) * 1e3;
     double cusparse_ms = 0;
+    const std::size_t first_row = rows.size();
     for (const KernelSpec& ks : kernels) {
       Row row;
-      row.matrix = matrix_name;
+      row.matrix = m.source.name;
+      row.family = m.source.family;
       row.precision = precision;
       row.index = s.index;
       row.op = op_name(op);
@@ -130,7 +218,7 @@ std::vector<Row> run_typed(const std::string& matrix_name, const gen::Csr64& A64
       row.nnz = hv.nnz;
       row.floor_ms = floor_ms;
       try {
-        auto kernel = KernelRegistry::create<V, I, O>(ks.name, ks.options);
+        auto kernel = make_kernel<V, I, O>(ks);
         if (!kernel->supports(op)) {
           row.note = "op not supported";
           rows.push_back(row);
@@ -138,11 +226,12 @@ std::vector<Row> run_typed(const std::string& matrix_name, const gen::Csr64& A64
         }
         kernel->setup(dv, stream);
         row.workspace_bytes = kernel->workspace_bytes();
-        for (int w = 0; w < s.warmup; ++w)
-          kernel->apply(op, V(1), dx[w % sets].ptr, V(0), nullptr, dy[w % sets].ptr, stream);
-        BENCH_CUDA(cudaStreamSynchronize(stream));
+        // Every run timed; the warm-up ones are dropped. A run over the cap ends the
+        // measurement (when it was a warm-up run, it is the measurement). Not the first run:
+        // it may include loading the kernel's module (CUDA loads modules lazily).
         std::vector<float> times;
-        for (int r = 0; r < s.reps; ++r) {
+        bool capped = false;
+        for (int r = 0; r < s.warmup + s.reps; ++r) {
           const int k = r % sets;
           BENCH_CUDA(cudaEventRecord(e0, stream));
           kernel->apply(op, V(1), dx[k].ptr, V(0), nullptr, dy[k].ptr, stream);
@@ -150,29 +239,45 @@ std::vector<Row> run_typed(const std::string& matrix_name, const gen::Csr64& A64
           BENCH_CUDA(cudaEventSynchronize(e1));
           float ms = 0;
           BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-          times.push_back(ms);
+          if (r >= s.warmup) times.push_back(ms);
+          if (s.time_cap_ms > 0 && ms > s.time_cap_ms && r >= 1) {
+            if (times.empty()) times.push_back(ms);
+            capped = true;
+            break;
+          }
         }
         BENCH_CUDA(cudaGetLastError());
+        row.runs = static_cast<int>(times.size());
         std::sort(times.begin(), times.end());
         row.time_ms = times[times.size() / 2];
         row.min_ms = times.front();
         row.pct_floor = row.time_ms > 0 ? 100.0 * floor_ms / row.time_ms : 0;
         row.gbs = row.time_ms > 0 ? fbytes / (row.time_ms * 1e-3) / 1e9 : 0;
+        if (capped) {
+          std::ostringstream note;
+          note << "capped: a run took over " << s.time_cap_ms << " ms";
+          row.note = note.str();
+        }
+        if (auto* a = dynamic_cast<AutoKernel<V, I, O>*>(kernel.get()))
+          row.note += (row.note.empty() ? "" : "; ") + std::string("chose ") + a->chosen(op);
         if (s.check) {
-          // Fresh output poisoned with NaN, one more apply, compare with the reference.
+          // Fresh output poisoned with NaN, one more apply; the comparison runs on a checker.
           std::vector<V> poison(static_cast<std::size_t>(ny), std::numeric_limits<V>::quiet_NaN());
           dy[0].upload(poison);
           kernel->apply(op, V(1), dx[0].ptr, V(0), nullptr, dy[0].ptr, stream);
           BENCH_CUDA(cudaStreamSynchronize(stream));
-          std::string why;
-          const std::vector<V> y = dy[0].download();
-          row.correct = reference::count_mismatches(op, V(1), hv, x.data(), V(0),
-                                                    static_cast<const V*>(nullptr), ref.data(),
-                                                    y.data(), &why, 1) == 0;
-          if (!row.correct) row.note = "WRONG RESULT:" + why;
+          BENCH_CUDA(cudaGetLastError());
+          pending.push_back({rows.size(), checkers.submit([host, x, ref, op, y = dy[0].download()] {
+                               std::string why;
+                               const std::int64_t bad = reference::count_mismatches(
+                                   op, V(1), host->view(), x->data(), V(0),
+                                   static_cast<const V*>(nullptr), ref.get()->data(), y.data(),
+                                   &why, 1);
+                               return bad == 0 ? std::string() : "WRONG RESULT:" + why;
+                             })});
         } else {
           row.correct = true;
-          row.note = "not checked";
+          row.note += (row.note.empty() ? "" : "; ") + std::string("not checked");
         }
         if (ks.name == "cusparse" && cusparse_ms == 0) cusparse_ms = row.time_ms;
       } catch (const std::exception& e) {
@@ -181,10 +286,9 @@ std::vector<Row> run_typed(const std::string& matrix_name, const gen::Csr64& A64
       }
       rows.push_back(row);
     }
-    for (Row& r : rows)
-      if (r.matrix == matrix_name && r.op == op_name(op) && r.precision == precision &&
-          r.time_ms > 0 && cusparse_ms > 0)
-        r.speedup_vs_cusparse = cusparse_ms / r.time_ms;
+    for (std::size_t i = first_row; i < rows.size(); ++i)
+      if (rows[i].time_ms > 0 && cusparse_ms > 0)
+        rows[i].speedup_vs_cusparse = cusparse_ms / rows[i].time_ms;
   }
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
@@ -192,14 +296,173 @@ std::vector<Row> run_typed(const std::string& matrix_name, const gen::Csr64& A64
   return rows;
 }
 
+std::string family_of(const std::string& spec) {
+  if (std::filesystem::is_regular_file(spec)) return "real";
+  return spec.substr(0, spec.find(':'));
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+// The generated matrices of ANCHORS.md.
+const std::vector<std::pair<std::string, std::string>> kAnchorSet = {
+    {"poisson3d-64", "poisson3d:n=64"},
+    {"poisson3d-200", "poisson3d:n=200"},
+    {"stencil27-128", "stencil27:n=128"},
+    {"banded-s10", "banded:rows=1048576,per_row=22,sigma=10"},
+    {"banded-s1000", "banded:rows=1048576,per_row=22,sigma=1000"},
+    {"banded-s40000", "banded:rows=1048576,per_row=22,sigma=40000"},
+    {"uniform-22", "banded:rows=1048576,per_row=22,sigma=0"},
+    {"rmat-21-16", "rmat:scale=21,ef=16"},
+    {"circuit-4M", "circuit:rows=4000000,mean=4.4"},
+    {"banded-small", "banded:rows=20000,per_row=10,sigma=50"},
+};
+
 }  // namespace
+
+std::vector<Source> expand_sources(const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  std::vector<Source> out;
+  for (const std::string& in : inputs) {
+    if (in == "anchors") {
+      for (const auto& [n, s] : kAnchorSet) out.push_back({n, s, family_of(s)});
+    } else if (!in.empty() && in[0] == '@') {
+      const std::string path = in.substr(1);
+      std::ifstream list(path);
+      if (!list) fail(status::io, "hola-bench: cannot read the matrix list '" + path + "'");
+      std::string line;
+      while (std::getline(list, line)) {
+        line = trim(line.substr(0, line.find('#')));
+        if (line.empty()) continue;
+        const auto space = line.find_first_of(" \t");
+        if (space == std::string::npos) {
+          out.push_back({line, line, family_of(line)});
+        } else {
+          const std::string spec = trim(line.substr(space + 1));
+          out.push_back({line.substr(0, space), spec, family_of(spec)});
+        }
+      }
+    } else if (fs::is_directory(in)) {
+      std::vector<std::string> files;
+      for (const auto& e : fs::directory_iterator(in))
+        if (e.path().extension() == ".mtx") files.push_back(e.path().string());
+      std::sort(files.begin(), files.end());
+      for (const auto& f : files) out.push_back({fs::path(f).stem().string(), f, "real"});
+    } else if (fs::is_regular_file(in)) {
+      out.push_back({fs::path(in).stem().string(), in, "real"});
+    } else {
+      out.push_back({in, in, family_of(in)});
+    }
+  }
+  return out;
+}
+
+PreparedMatrix prepare_matrix(const Source& source, const std::vector<std::string>& precisions,
+                              const std::string& index) {
+  PreparedMatrix m;
+  m.source = source;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    const gen::Csr64 A = std::filesystem::is_regular_file(source.spec)
+                             ? read_matrix_market<double, std::int64_t, std::int64_t>(source.spec)
+                             : gen::from_spec(source.spec);
+    m.rows = A.rows;
+    m.cols = A.cols;
+    m.nnz = A.nnz();
+    m.row_ptr = A.row_ptr;
+    m.cpu_stats = row_length_stats(A.row_ptr.data(), A.rows, A.cols);
+    const bool i64 = index == "int64";
+    for (const std::string& p : precisions) {
+      if (p == "double" && i64) m.d64 = make_typed<double, std::int64_t>(A);
+      if (p == "double" && !i64) m.d32 = make_typed<double, std::int32_t>(A);
+      if (p == "float" && i64) m.f64 = make_typed<float, std::int64_t>(A);
+      if (p == "float" && !i64) m.f32 = make_typed<float, std::int32_t>(A);
+    }
+  } catch (const std::exception& e) {
+    m.error = e.what();
+  }
+  m.load_s = seconds_since(t0);
+  return m;
+}
+
+FeatureReport measure_features(const PreparedMatrix& m, const std::string& index) {
+  FeatureReport report;
+  auto run = [&](const auto* d_row_ptr) {
+    std::vector<double> ms;
+    for (int r = 0; r < 6; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      report.stats = gpu::device_row_length_stats(d_row_ptr, m.rows, m.cols, m.nnz, nullptr);
+      if (r > 0) ms.push_back(seconds_since(t0) * 1e3);  // the first one warms up
+    }
+    std::sort(ms.begin(), ms.end());
+    report.features_ms = ms[ms.size() / 2];
+  };
+  if (index == "int64") {
+    DeviceArray<std::int64_t> d(m.row_ptr);
+    run(d.ptr);
+  } else {
+    std::vector<std::int32_t> narrow(m.row_ptr.begin(), m.row_ptr.end());
+    DeviceArray<std::int32_t> d(narrow);
+    run(d.ptr);
+  }
+  const RowLengthStats &g = report.stats, &c = m.cpu_stats;
+  auto close = [](double a, double b) {
+    return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b));
+  };
+  std::ostringstream why;
+  if (g.rows != c.rows || g.cols != c.cols || g.nnz != c.nnz || g.min_row != c.min_row ||
+      g.max_row != c.max_row || g.empty_rows != c.empty_rows)
+    why << "GPU features differ in counts (nnz " << g.nnz << " vs " << c.nnz << ", min "
+        << g.min_row << " vs " << c.min_row << ", max " << g.max_row << " vs " << c.max_row
+        << ", empty " << g.empty_rows << " vs " << c.empty_rows << ")";
+  else if (!close(g.std_row, c.std_row) || !close(g.gini, c.gini))
+    why << "GPU features differ: std " << g.std_row << " vs " << c.std_row << ", gini " << g.gini
+        << " vs " << c.gini;
+  report.mismatch = why.str();
+  return report;
+}
+
+ThreadPool::ThreadPool(unsigned threads) {
+  for (unsigned i = 0; i < std::max(threads, 1u); ++i) threads_.emplace_back([this] { work(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closing_ = true;
+  }
+  wake_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+std::size_t ThreadPool::queued() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return queue_.size();
+}
+
+void ThreadPool::work() {
+  for (;;) {
+    std::function<void()> task;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [this] { return closing_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // closing and nothing left
+      task = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    task();
+  }
+}
 
 KernelSpec parse_kernel_spec(const std::string& spec) {
   KernelSpec k;
   k.label = spec;
   const auto colon = spec.find(':');
   k.name = spec.substr(0, colon);
-  if (!KernelRegistry::find(k.name) || k.name == "auto")
+  if (!KernelRegistry::find(k.name))
     fail(status::invalid_argument,
          "unknown kernel '" + k.name + "' (known: " + KernelRegistry::names() + ")");
   if (colon == std::string::npos) return k;
@@ -224,13 +487,14 @@ KernelSpec parse_kernel_spec(const std::string& spec) {
       k.options.nnz_per_thread = value;
     else if (key == "det")
       k.options.deterministic = value != 0;
-    else if (key == "tcombine")
-      k.options.transpose_combine = value;
+    else if (key == "tvar")
+      k.options.transpose_variant = value;
     else
-      fail(status::invalid_argument,
-           "unknown kernel option '" + key + "' (tpb, npt, det, tcombine)");
+      fail(status::invalid_argument, "unknown kernel option '" + key + "' (tpb, npt, det, tvar)");
     pos = comma + 1;
   }
+  if (k.name == "auto" && colon != std::string::npos)
+    fail(status::invalid_argument, "auto takes no options");
   return k;
 }
 
@@ -257,21 +521,21 @@ double measure_copy_bandwidth_gbs() {
   return 2.0 * bytes / (t[t.size() / 2] * 1e-3) / 1e9;
 }
 
-std::vector<Row> run_matrix(const std::string& matrix_name, const gen::Csr64& A,
-                            const std::string& precision, const std::vector<Op>& ops,
-                            const std::vector<KernelSpec>& kernels, const Settings& s,
-                            double copy_gbs) {
+std::vector<Row> run_matrix(const PreparedMatrix& m, const std::string& precision,
+                            const std::vector<Op>& ops, const std::vector<KernelSpec>& kernels,
+                            const Settings& s, double copy_gbs, ThreadPool& checkers,
+                            std::vector<PendingCheck>& pending) {
   const bool i64 = s.index == "int64";
   if (precision == "double")
-    return i64 ? run_typed<double, std::int64_t, std::int64_t>(matrix_name, A, precision, ops,
-                                                               kernels, s, copy_gbs)
-               : run_typed<double, std::int32_t, std::int32_t>(matrix_name, A, precision, ops,
-                                                               kernels, s, copy_gbs);
+    return i64 ? run_typed<double, std::int64_t, std::int64_t>(m, precision, ops, kernels, s,
+                                                               copy_gbs, checkers, pending)
+               : run_typed<double, std::int32_t, std::int32_t>(m, precision, ops, kernels, s,
+                                                               copy_gbs, checkers, pending);
   if (precision == "float")
-    return i64 ? run_typed<float, std::int64_t, std::int64_t>(matrix_name, A, precision, ops,
-                                                              kernels, s, copy_gbs)
-               : run_typed<float, std::int32_t, std::int32_t>(matrix_name, A, precision, ops,
-                                                              kernels, s, copy_gbs);
+    return i64 ? run_typed<float, std::int64_t, std::int64_t>(m, precision, ops, kernels, s,
+                                                              copy_gbs, checkers, pending)
+               : run_typed<float, std::int32_t, std::int32_t>(m, precision, ops, kernels, s,
+                                                              copy_gbs, checkers, pending);
   fail(status::invalid_argument, "precision must be float or double");
 }
 

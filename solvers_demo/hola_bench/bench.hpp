@@ -1,16 +1,26 @@
-// hola-bench internals: timing of one kernel on one matrix on the GPU (DESIGN.md §6).
+// hola-bench internals: matrices prepared on CPU threads, every kernel timed on the GPU
+// (DESIGN.md §6), results checked against the reference on a pool of CPU threads while the GPU
+// moves on.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "hola/features.hpp"
 #include "hola/generators.hpp"
 #include "hola/spmv_kernel.hpp"
 
 namespace hola::bench {
 
-// "hola:tpb=256,npt=8,det=1" → registry name + KernelOptions.
+// "hola:tpb=256,npt=8,det=1" → registry name + KernelOptions. "auto" runs the Operator's choice.
 struct KernelSpec {
   std::string label;  // as given
   std::string name;   // registry name
@@ -23,27 +33,106 @@ struct Settings {
   int reps = 30;
   bool check = true;
   std::string index = "int32";  // int32 or int64 for both column indices and row offsets
+  // A run slower than this (ms) ends the kernel's measurement: that run is recorded (0: no cap).
+  // Keeps hopeless pairs (one thread on a row of 10^5 nonzeros) from dominating corpus runs.
+  double time_cap_ms = 0;
 };
 
 struct Row {
-  std::string matrix, precision, op, kernel, index;
+  std::string matrix, family, precision, op, kernel, index;
   std::int64_t rows = 0, cols = 0, nnz = 0;
   double time_ms = 0, min_ms = 0, pct_floor = 0, speedup_vs_cusparse = 0, gbs = 0;
   double floor_ms = 0;
+  int runs = 0;  // timed runs behind time_ms
   std::size_t workspace_bytes = 0;
   bool correct = false;
-  std::string note;  // why a kernel was skipped or failed
+  std::string note;  // why a kernel was skipped or failed; what auto chose
+};
+
+// One input of -m: a generator spec or a Matrix Market file, with the name used in the results.
+struct Source {
+  std::string name, spec, family;
+};
+
+// Expands the -m inputs: "anchors", directories (their .mtx files, sorted), files, "@list"
+// (one "spec" or "name spec" per line, '#' comments) and generator specs.
+std::vector<Source> expand_sources(const std::vector<std::string>& inputs);
+
+// A matrix loaded and converted on a CPU thread, ready for the GPU thread.
+struct PreparedMatrix {
+  Source source;
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  std::vector<std::int64_t> row_ptr;  // for the features
+  RowLengthStats cpu_stats;           // row_length_stats on the host: checks the GPU's
+  double load_s = 0;                  // generation or reading, conversion, random values
+  std::string error;                  // loading failed: why
+  // Host copies with random values in [-1, 1] for each precision asked for (index type of the
+  // run for both columns and offsets); null when not asked for.
+  std::shared_ptr<const CsrMatrix<double, std::int32_t, std::int32_t>> d32;
+  std::shared_ptr<const CsrMatrix<float, std::int32_t, std::int32_t>> f32;
+  std::shared_ptr<const CsrMatrix<double, std::int64_t, std::int64_t>> d64;
+  std::shared_ptr<const CsrMatrix<float, std::int64_t, std::int64_t>> f64;
+};
+PreparedMatrix prepare_matrix(const Source& source, const std::vector<std::string>& precisions,
+                              const std::string& index);
+
+// The selector's features computed on the GPU, checked against the CPU's.
+struct FeatureReport {
+  RowLengthStats stats;
+  double features_ms = 0;  // median wall time of gpu::device_row_length_stats (setup cost)
+  std::string mismatch;    // empty when the GPU and CPU statistics agree
+};
+FeatureReport measure_features(const PreparedMatrix& m, const std::string& index);
+
+// Fixed-size pool of CPU threads running tasks in submission order.
+class ThreadPool {
+ public:
+  explicit ThreadPool(unsigned threads);
+  ~ThreadPool();  // runs what is queued, then joins
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  template <class F>
+  auto submit(F&& f) -> std::future<decltype(f())> {
+    using R = decltype(f());
+    auto task = std::make_shared<std::packaged_task<R()>>(std::forward<F>(f));
+    std::future<R> result = task->get_future();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      queue_.emplace_back([task] { (*task)(); });
+    }
+    wake_.notify_one();
+    return result;
+  }
+  // Tasks queued and not started yet.
+  std::size_t queued() const;
+
+ private:
+  void work();
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> queue_;
+  std::vector<std::thread> threads_;
+  bool closing_ = false;
+};
+
+// A comparison with the reference still running: its verdict ("" = correct) belongs to `row`
+// of the rows returned by run_matrix.
+struct PendingCheck {
+  std::size_t row = 0;
+  std::future<std::string> verdict;
 };
 
 // Device-to-device copy bandwidth in GB/s, counting bytes read plus written.
 double measure_copy_bandwidth_gbs();
 
-// Runs every kernel spec on A for one precision and both requested ops. The first spec whose
-// registry name is "cusparse" is the baseline of speedup_vs_cusparse.
-std::vector<Row> run_matrix(const std::string& matrix_name, const gen::Csr64& A,
-                            const std::string& precision, const std::vector<Op>& ops,
-                            const std::vector<KernelSpec>& kernels, const Settings& settings,
-                            double copy_gbs);
+// Runs every kernel spec on the matrix for one precision and the requested ops. The first spec
+// whose registry name is "cusparse" is the baseline of speedup_vs_cusparse. Comparisons with the
+// reference go to `checkers` and are appended to `pending` (row indices into the returned rows).
+std::vector<Row> run_matrix(const PreparedMatrix& m, const std::string& precision,
+                            const std::vector<Op>& ops, const std::vector<KernelSpec>& kernels,
+                            const Settings& settings, double copy_gbs, ThreadPool& checkers,
+                            std::vector<PendingCheck>& pending);
 
 std::string device_name();
 

@@ -1,65 +1,93 @@
 // hola-bench: every kernel against cuSPARSE on the same GPU in the same run (DESIGN.md §6).
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
+#include <cstdlib>
+#include <deque>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <thread>
 
 #include "bench.hpp"
 #include "hola/error.hpp"
 #include "hola/gpu_kernels.hpp"
-#include "hola/matrix_market.hpp"
 #include "hola/registry.hpp"
 
 namespace {
 
-// The generated matrices of ANCHORS.md.
-const std::vector<std::pair<std::string, std::string>> kAnchorSet = {
-    {"poisson3d-64", "poisson3d:n=64"},
-    {"poisson3d-200", "poisson3d:n=200"},
-    {"stencil27-128", "stencil27:n=128"},
-    {"banded-s10", "banded:rows=1048576,per_row=22,sigma=10"},
-    {"banded-s1000", "banded:rows=1048576,per_row=22,sigma=1000"},
-    {"banded-s40000", "banded:rows=1048576,per_row=22,sigma=40000"},
-    {"uniform-22", "banded:rows=1048576,per_row=22,sigma=0"},
-    {"rmat-21-16", "rmat:scale=21,ef=16"},
-    {"circuit-4M", "circuit:rows=4000000,mean=4.4"},
-    {"banded-small", "banded:rows=20000,per_row=10,sigma=50"},
-};
+using Clock = std::chrono::steady_clock;
 
-struct Source {
-  std::string name, spec;
-};
-
-std::vector<Source> expand(const std::vector<std::string>& inputs) {
-  namespace fs = std::filesystem;
-  std::vector<Source> out;
-  for (const std::string& in : inputs) {
-    if (in == "anchors") {
-      for (const auto& [n, s] : kAnchorSet) out.push_back({n, s});
-    } else if (fs::is_directory(in)) {
-      std::vector<std::string> files;
-      for (const auto& e : fs::directory_iterator(in))
-        if (e.path().extension() == ".mtx") files.push_back(e.path().string());
-      std::sort(files.begin(), files.end());
-      for (const auto& f : files) out.push_back({fs::path(f).stem().string(), f});
-    } else if (fs::is_regular_file(in)) {
-      out.push_back({fs::path(in).stem().string(), in});
-    } else {
-      out.push_back({in, in});
-    }
-  }
-  return out;
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-hola::gen::Csr64 load(const Source& s) {
-  namespace fs = std::filesystem;
-  if (fs::is_regular_file(s.spec))
-    return hola::read_matrix_market<double, std::int64_t, std::int64_t>(s.spec);
-  return hola::gen::from_spec(s.spec);
+std::string clock_text(double seconds) {
+  const int s = static_cast<int>(seconds + 0.5);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%d:%02d", s / 60, s % 60);
+  return buf;
+}
+
+// Progress on stderr: a bar redrawn in place on a terminal, a line per 5 % otherwise (logs).
+class Progress {
+ public:
+  Progress(std::size_t total, bool enabled)
+      : total_(total), enabled_(enabled && total > 1), tty_(isatty(2)), start_(Clock::now()) {}
+  void done(std::size_t finished, const std::string& last) {
+    if (!enabled_) return;
+    const double elapsed = seconds_since(start_);
+    const double left = finished ? elapsed / finished * (total_ - finished) : 0;
+    const int width = 30, filled = static_cast<int>(width * finished / total_);
+    if (tty_) {
+      std::fprintf(stderr, "\r[%s%s] %zu/%zu %s elapsed, ~%s left  %-30.30s",
+                   std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
+                   finished, total_, clock_text(elapsed).c_str(), clock_text(left).c_str(),
+                   last.c_str());
+      if (finished == total_) std::fprintf(stderr, "\n");
+    } else if (finished * 20 / total_ != last_step_ || finished == total_) {
+      last_step_ = finished * 20 / total_;
+      std::fprintf(stderr, "progress: %zu/%zu matrices, %s elapsed, ~%s left\n", finished, total_,
+                   clock_text(elapsed).c_str(), clock_text(left).c_str());
+    }
+    std::fflush(stderr);
+  }
+
+ private:
+  std::size_t total_;
+  bool enabled_, tty_;
+  Clock::time_point start_;
+  std::size_t last_step_ = 0;
+};
+
+nlohmann::json matrix_json(const hola::bench::PreparedMatrix& m,
+                           const hola::bench::FeatureReport* gpu) {
+  const hola::RowLengthStats& s = gpu ? gpu->stats : m.cpu_stats;
+  nlohmann::json j = {{"matrix", m.source.name},
+                      {"family", m.source.family},
+                      {"spec", m.source.spec},
+                      {"rows", m.rows},
+                      {"cols", m.cols},
+                      {"nnz", m.nnz},
+                      {"min_row", s.min_row},
+                      {"max_row", s.max_row},
+                      {"mean_row", s.mean_row()},
+                      {"std_row", s.std_row},
+                      {"gini", s.gini},
+                      {"empty_rows", s.empty_rows},
+                      {"empty_fraction", s.empty_fraction()},
+                      {"features_from", gpu ? "gpu" : "cpu"},
+                      {"load_s", m.load_s}};
+  if (gpu) {
+    j["features_ms"] = gpu->features_ms;
+    j["features_check"] = gpu->mismatch.empty() ? "agrees with the CPU" : gpu->mismatch;
+  }
+  return j;
 }
 
 }  // namespace
@@ -72,13 +100,16 @@ int main(int argc, char** argv) {
   std::vector<std::string> ops{"N", "T"};
   hola::bench::Settings settings;
   std::string json_path, csv_path, commit;
-  bool list_kernels = false, no_check = false;
+  bool list_kernels = false, no_check = false, features_only = false, no_progress = false;
+  double time_budget_s = 0;
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   app.add_option("-m,--matrix", inputs,
                  "Matrix Market files, directories of them, generator specs (e.g. "
-                 "poisson3d:n=200) or 'anchors' (the ANCHORS.md set)");
+                 "poisson3d:n=200), @FILE (one spec or 'name spec' per line) or 'anchors' (the "
+                 "ANCHORS.md set)");
   app.add_option("-k,--kernel", kernel_specs,
-                 "kernels, optionally with options: hola:tpb=256,npt=8,det=1 (default: all GPU "
-                 "kernels)");
+                 "kernels, optionally with options: hola:tpb=256,npt=8,det=1; 'auto' times the "
+                 "Operator's choice (default: every GPU kernel)");
   app.add_option("-p,--precision", precisions, "double and/or float")
       ->check(CLI::IsMember({"double", "float"}));
   app.add_option("--op", ops, "N and/or T")->check(CLI::IsMember({"N", "T"}));
@@ -88,10 +119,24 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000));
   app.add_option("--warmup", settings.warmup, "untimed repetitions first")
       ->check(CLI::Range(0, 100000));
+  app.add_option("--time-cap-ms", settings.time_cap_ms,
+                 "stop repeating a kernel once one run takes longer, and record that run (0: no "
+                 "cap)")
+      ->check(CLI::Range(0.0, 1e9));
+  app.add_option("--time-budget-s", time_budget_s,
+                 "start no new matrix after this many seconds; what was measured is written (0: "
+                 "no budget)")
+      ->check(CLI::Range(0.0, 1e9));
+  app.add_option("-j,--jobs", jobs, "CPU threads that load matrices and check results")
+      ->check(CLI::Range(1u, 1024u));
   app.add_option("--json", json_path, "write results as JSON");
   app.add_option("--csv", csv_path, "write results as CSV");
   app.add_option("--commit", commit, "git commit recorded in the results");
   app.add_flag("--no-check", no_check, "skip the comparison with the reference");
+  app.add_flag("--features-only", features_only,
+               "only compute the selector's matrix features (on the GPU when there is one, else "
+               "on the CPU) and write them");
+  app.add_flag("--no-progress", no_progress, "no progress report on stderr");
   app.add_flag("--list-kernels", list_kernels, "print the kernel registry and exit");
   CLI11_PARSE(app, argc, argv);
   settings.check = !no_check;
@@ -106,10 +151,13 @@ int main(int argc, char** argv) {
                   k.description.c_str());
     return 0;
   }
-  if (!hola::gpu::gpu_available()) {
+  const bool gpu = hola::gpu::gpu_available();
+  if (!gpu && !features_only) {
     std::fprintf(stderr, "hola-bench: no usable CUDA GPU (or a build without CUDA)\n");
     return 2;
   }
+  const auto start = Clock::now();
+  int exit_code = 0;
   try {
     std::vector<hola::bench::KernelSpec> kernels;
     if (kernel_specs.empty())
@@ -125,37 +173,127 @@ int main(int argc, char** argv) {
 
     std::string command;
     for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
-    const double copy_gbs = hola::bench::measure_copy_bandwidth_gbs();
-    const std::string device = hola::bench::device_name();
-    std::printf("device: %s, copy bandwidth %.0f GB/s\n", device.c_str(), copy_gbs);
-    std::printf("%-16s %-6s %-2s %-22s %10s %10s %8s %8s %s\n", "matrix", "prec", "op", "kernel",
-                "nnz", "ms", "%floor", "vs cusp", "note");
+    const std::vector<hola::bench::Source> sources = hola::bench::expand_sources(inputs);
+    const double copy_gbs = gpu && !features_only ? hola::bench::measure_copy_bandwidth_gbs() : 0;
+    const std::string device = gpu ? hola::bench::device_name() : "none (CPU features only)";
+    if (!features_only) {
+      std::printf("device: %s, copy bandwidth %.0f GB/s\n", device.c_str(), copy_gbs);
+      std::printf("%-16s %-6s %-2s %-22s %10s %10s %8s %8s %s\n", "matrix", "prec", "op", "kernel",
+                  "nnz", "ms", "%floor", "vs cusp", "note");
+    }
 
+    // Loading (generation, conversion) runs ahead on some threads, comparisons with the
+    // reference on the others, while this thread drives the GPU. Measured on the CPU: loading
+    // costs about 100-200 ns per nonzero, the 32 comparisons of a matrix (8 kernels, 2 ops, 2
+    // precisions) about as much together.
+    const unsigned loaders = std::max(1u, jobs * 2 / 5);
+    const unsigned checker_threads = std::max(1u, jobs > loaders + 1 ? jobs - loaders - 1 : 1u);
+    const std::vector<std::string> load_precisions =
+        features_only ? std::vector<std::string>{} : precisions;
+    std::atomic<bool> stopping{false};
     std::vector<hola::bench::Row> all;
-    for (const Source& src : expand(inputs)) {
-      const auto t0 = std::chrono::steady_clock::now();
-      const hola::gen::Csr64 A = load(src);
-      const double gen_s =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::fprintf(stderr, "[%s] %lld x %lld, %lld nnz (loaded in %.1f s)\n", src.name.c_str(),
-                   static_cast<long long>(A.rows), static_cast<long long>(A.cols),
-                   static_cast<long long>(A.nnz()), gen_s);
-      for (const auto& prec : precisions) {
-        auto rows =
-            hola::bench::run_matrix(src.name, A, prec, op_list, kernels, settings, copy_gbs);
-        for (const auto& r : rows)
-          std::printf("%-16s %-6s %-2s %-22s %10lld %10.4f %7.1f%% %7.2fx %s\n", r.matrix.c_str(),
-                      r.precision.c_str(), r.op.c_str(), r.kernel.c_str(),
-                      static_cast<long long>(r.nnz), r.time_ms, r.pct_floor, r.speedup_vs_cusparse,
-                      r.note.c_str());
-        std::fflush(stdout);
-        all.insert(all.end(), rows.begin(), rows.end());
+    std::vector<hola::bench::PendingCheck> pending;  // rows are indices into `all`
+    nlohmann::json matrices = nlohmann::json::array();
+    std::vector<std::string> failed;
+    std::size_t processed = 0;
+    bool stopped_early = false;
+    // On the heap so that a run stopped by the time budget can exit without waiting for the
+    // loads still running (they are abandoned, see the end).
+    auto load_pool_owner = std::make_unique<hola::bench::ThreadPool>(loaders);
+    auto checkers_owner = std::make_unique<hola::bench::ThreadPool>(checker_threads);
+    hola::bench::ThreadPool& load_pool = *load_pool_owner;
+    hola::bench::ThreadPool& checkers = *checkers_owner;
+    {
+      std::deque<std::future<hola::bench::PreparedMatrix>> ahead;
+      std::size_t next = 0;
+      auto refill = [&] {
+        while (next < sources.size() && ahead.size() < loaders + 1) {
+          const hola::bench::Source src = sources[next++];
+          ahead.push_back(load_pool.submit([src, &load_precisions, &settings, &stopping] {
+            hola::bench::PreparedMatrix m;
+            if (stopping) {
+              m.source = src;
+              m.error = "not loaded: time budget spent";
+              return m;
+            }
+            return hola::bench::prepare_matrix(src, load_precisions, settings.index);
+          }));
+        }
+      };
+      Progress progress(sources.size(), !no_progress);
+      refill();
+      while (!ahead.empty()) {
+        if (time_budget_s > 0 && seconds_since(start) > time_budget_s) {
+          stopping = true;
+          stopped_early = true;
+          break;
+        }
+        hola::bench::PreparedMatrix m = ahead.front().get();
+        ahead.pop_front();
+        refill();
+        ++processed;
+        if (!m.error.empty()) {
+          std::fprintf(stderr, "hola-bench: %s: %s\n", m.source.name.c_str(), m.error.c_str());
+          failed.push_back(m.source.name + ": " + m.error);
+          progress.done(processed, m.source.name);
+          continue;
+        }
+        if (gpu) {
+          const hola::bench::FeatureReport f = hola::bench::measure_features(m, settings.index);
+          if (!f.mismatch.empty()) {
+            std::fprintf(stderr, "hola-bench: %s: %s\n", m.source.name.c_str(), f.mismatch.c_str());
+            failed.push_back(m.source.name + ": " + f.mismatch);
+          }
+          matrices.push_back(matrix_json(m, &f));
+        } else {
+          matrices.push_back(matrix_json(m, nullptr));
+        }
+        if (!features_only) {
+          // The checkers keep up with the GPU except on very large matrices; bound the queue
+          // (each task holds an output vector).
+          while (checkers.queued() > 4 * checker_threads)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          for (const auto& prec : precisions) {
+            std::vector<hola::bench::PendingCheck> mine;
+            auto rows = hola::bench::run_matrix(m, prec, op_list, kernels, settings, copy_gbs,
+                                                checkers, mine);
+            for (auto& p : mine) pending.push_back({p.row + all.size(), std::move(p.verdict)});
+            for (const auto& r : rows)
+              std::printf("%-16s %-6s %-2s %-22s %10lld %10.4f %7.1f%% %7.2fx %s\n",
+                          r.matrix.c_str(), r.precision.c_str(), r.op.c_str(), r.kernel.c_str(),
+                          static_cast<long long>(r.nnz), r.time_ms, r.pct_floor,
+                          r.speedup_vs_cusparse, r.note.c_str());
+            std::fflush(stdout);
+            all.insert(all.end(), rows.begin(), rows.end());
+          }
+        }
+        progress.done(processed, m.source.name);
+      }
+      for (auto& p : pending) {
+        const std::string verdict = p.verdict.get();
+        hola::bench::Row& r = all[p.row];
+        r.correct = verdict.empty();
+        if (!verdict.empty()) r.note = verdict + (r.note.empty() ? "" : "; " + r.note);
+      }
+      if (stopped_early) {
+        std::fprintf(stderr,
+                     "hola-bench: time budget of %.0f s spent after %zu of %zu matrices; writing "
+                     "what was measured\n",
+                     time_budget_s, processed, sources.size());
+        // Loads still running would only delay the exit: abandon them.
+        load_pool_owner.release();
+        ahead.clear();  // futures of std::packaged_task do not block in their destructor
       }
     }
+    checkers_owner.reset();
 
     bool all_correct = true;
     for (const auto& r : all)
-      if (!r.correct && r.note != "op not supported") all_correct = false;
+      if (!r.correct && r.note != "op not supported") {
+        all_correct = false;
+        std::fprintf(stderr, "hola-bench: %s %s op %s %s: %s\n", r.matrix.c_str(),
+                     r.precision.c_str(), r.op.c_str(), r.kernel.c_str(), r.note.c_str());
+      }
     if (!json_path.empty()) {
       nlohmann::json j;
       j["commit"] = commit;
@@ -164,9 +302,17 @@ int main(int argc, char** argv) {
       j["copy_bandwidth_gbs"] = copy_gbs;
       j["index_type"] = settings.index;
       j["reps"] = settings.reps;
+      j["warmup"] = settings.warmup;
+      j["time_cap_ms"] = settings.time_cap_ms;
+      j["matrices_requested"] = sources.size();
+      j["stopped_early"] = stopped_early;
+      j["failed"] = failed;
+      j["wall_s"] = seconds_since(start);
+      j["matrices"] = matrices;
       j["results"] = nlohmann::json::array();
       for (const auto& r : all)
         j["results"].push_back({{"matrix", r.matrix},
+                                {"family", r.family},
                                 {"rows", r.rows},
                                 {"cols", r.cols},
                                 {"nnz", r.nnz},
@@ -175,6 +321,7 @@ int main(int argc, char** argv) {
                                 {"kernel", r.kernel},
                                 {"time_ms", r.time_ms},
                                 {"min_ms", r.min_ms},
+                                {"runs", r.runs},
                                 {"floor_ms", r.floor_ms},
                                 {"pct_floor", r.pct_floor},
                                 {"speedup_vs_cusparse", r.speedup_vs_cusparse},
@@ -187,19 +334,29 @@ int main(int argc, char** argv) {
     if (!csv_path.empty()) {
       std::ofstream csv(csv_path);
       csv << "matrix,rows,cols,nnz,precision,op,kernel,time_ms,pct_floor,speedup_vs_cusparse,"
-             "correct,note\n";
+             "correct,note,family,runs\n";
       for (const auto& r : all)
         csv << r.matrix << ',' << r.rows << ',' << r.cols << ',' << r.nnz << ',' << r.precision
             << ',' << r.op << ',' << r.kernel << ',' << r.time_ms << ',' << r.pct_floor << ','
-            << r.speedup_vs_cusparse << ',' << r.correct << ",\"" << r.note << "\"\n";
+            << r.speedup_vs_cusparse << ',' << r.correct << ",\"" << r.note << "\"," << r.family
+            << ',' << r.runs << "\n";
     }
     if (!all_correct) {
       std::fprintf(stderr, "hola-bench: some kernels gave WRONG results (see the note column)\n");
-      return 1;
+      exit_code = 1;
     }
-  } catch (const hola::error& e) {
+    if (!failed.empty()) {
+      std::fprintf(stderr, "hola-bench: %zu matrices failed (listed in the JSON)\n", failed.size());
+      exit_code = 1;
+    }
+    if (stopped_early) {
+      std::fflush(stdout);
+      std::fflush(stderr);
+      std::_Exit(exit_code);  // without joining the abandoned loader threads
+    }
+  } catch (const std::exception& e) {
     std::fprintf(stderr, "hola-bench: %s\n", e.what());
     return 1;
   }
-  return 0;
+  return exit_code;
 }

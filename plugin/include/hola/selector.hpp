@@ -1,5 +1,6 @@
-// Kernel choice for "auto". Until the learned selector exists (issue 5) this is a rule read off
-// the H200 benchmark in bench/results/ (docs/kernels.md explains it).
+// Kernel choice for "auto": decision trees learned from hola-bench runs (bench/selector/,
+// docs/kernels.md), on matrix features computed once per structure on the GPU; a hand rule
+// where no tree applies.
 #pragma once
 
 #include <string>
@@ -15,17 +16,27 @@ struct KernelSelection {
   std::string reason;  // human-readable, shown by -mat_hola_view and hola-bench
 };
 
-// The rule itself, on the row-length statistics (tested on the CPU).
+// The learned choice on the row-length statistics (tested on the CPU): the generated tree for
+// (precision, op), or select_device_kernel_by_rule when there is none. A tree's cuSPARSE pick
+// becomes the rule's choice when `vendor_available` is false.
 // `vendor_available`: cuSPARSE can take these index types (column index type == offset type).
 KernelSelection select_device_kernel(Op op, bool single_precision, bool vendor_available,
                                      const RowLengthStats& stats);
 
+// The hand rule read off the first H200 benchmark (docs/kernels.md): the fallback.
+KernelSelection select_device_kernel_by_rule(Op op, bool single_precision, bool vendor_available,
+                                             const RowLengthStats& stats);
+
 struct KernelChoice {
   KernelSelection n, t;  // for y = A x and y = A^T x
+  // What "auto" looked at (device matrices only; zeros otherwise) and what computing it cost.
+  RowLengthStats features;
+  double features_ms = 0.0;
 };
 
 // Resolves `requested` for a matrix: host matrices always get "cpu"; "auto" on a device matrix
-// reads its row offsets once (setup time) and applies select_device_kernel for each op.
+// computes its features on the GPU once (setup time: gpu::device_row_length_stats) and applies
+// select_device_kernel for each op. Other names are returned as they are, without features.
 template <class V, class I, class O>
 KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>& A);
 

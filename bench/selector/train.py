@@ -1,0 +1,709 @@
+#!/usr/bin/env python3
+"""Trains the "auto" kernel selector on hola-bench results and writes it out as C++.
+
+Usage:
+  python3 bench/selector/train.py DATA.json[.gz] [...] [--features FEATURES.json]
+      [--out-json bench/results/selector-DATE.json]
+      [--out-cpp plugin/src/selector_tree_generated.cpp]
+      [--out-cases plugin/src/selector_tree_cases.hpp] [--seed 0] [--commit SHA]
+      [--rule-tree --bootstrap NOTE]
+
+DATA: hola-bench --json outputs that ran every candidate kernel; their "matrices" entries give
+the features (or --features: a hola-bench --features-only output for older files without them).
+
+One tree per (precision, op). The matrices are split 70 / 30 (by matrix, fixed seed); on the
+70 %, cross-validation (folds of matrices) picks the tree kind (a classifier on the fastest
+kernel, the same with matrices weighted by what a wrong pick costs, or a regressor on every
+kernel's log slowdown), depth, leaf size and cuSPARSE margin. Each leaf then gets the kernel
+with the least total slowdown over its training matrices, separately for matrices below and
+above LARGE_NNZ nonzeros: above, a kernel other than cuSPARSE ALG1 must beat
+it by the margin on every large training matrix of the leaf (cuSPARSE otherwise, and for leaves
+without large training matrices). The held-out 30 % give oracle_ratio_hmean (harmonic mean of
+best time / chosen time) and min_speedup_vs_cusparse_large (min of cuSPARSE time / chosen time
+over held-out matrices with >= LARGE_NNZ nonzeros). --rule-tree writes the hand rule as the
+trees instead (the bootstrap before any corpus data).
+
+Needs numpy and scikit-learn (the device has them; CI does not run this script).
+"""
+import argparse
+import datetime
+import gzip
+import json
+import math
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+
+CANDIDATES = [
+    "hola",
+    "merge",
+    "light",
+    "scalar",
+    "vector",
+    "vector-adaptive",
+    "cusparse",
+    "cusparse-alg2",
+]
+BASELINE = "cusparse"
+LARGE_NNZ = 300_000
+SLOWDOWN_CAP = 20.0  # a kernel that failed or was this much slower counts as this much slower
+COMBOS = [("double", "N"), ("double", "T"), ("float", "N"), ("float", "T")]
+
+# The trees' inputs, in the order and with the formulas of plugin/src/selector_tree.hpp
+# (TreeFeatures, tree_features()).
+FEATURES = [
+    "rows",
+    "cols",
+    "nnz",
+    "min_row",
+    "max_row",
+    "mean_row",
+    "std_row",
+    "gini",
+    "empty_fraction",
+    "max_over_mean",
+    "cv_row",
+    "cols_over_rows",
+]
+
+
+def tree_features(m):
+    """Feature vector (float64; the trees see it rounded to float32) of one matrix entry."""
+    rows, cols, nnz = float(m["rows"]), float(m["cols"]), float(m["nnz"])
+    mean = nnz / rows if m["rows"] > 0 else 0.0
+    std = float(m["std_row"])
+    return [
+        rows,
+        cols,
+        nnz,
+        float(m["min_row"]),
+        float(m["max_row"]),
+        mean,
+        std,
+        float(m["gini"]),
+        float(m["empty_rows"]) / rows if m["rows"] > 0 else 0.0,
+        float(m["max_row"]) / mean if mean > 0 else 0.0,
+        std / mean if mean > 0 else 0.0,
+        cols / rows if m["rows"] > 0 else 0.0,
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Data
+
+
+def read_json(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        return json.load(f)
+
+
+class Dataset:
+    """Per-matrix features and, per (precision, op), a matrices x CANDIDATES time table."""
+
+    def __init__(self, paths, features_path=None):
+        self.sources = []
+        self.matrices = {}  # name -> feature entry
+        times = {}  # (precision, op) -> name -> kernel -> ms
+        for path in paths:
+            data = read_json(path)
+            self.sources.append(
+                {
+                    "file": os.path.basename(path),
+                    "device": data.get("device", "?"),
+                    "commit": data.get("commit", ""),
+                    "command": data.get("command", ""),
+                }
+            )
+            for m in data.get("matrices", []):
+                self.matrices[m["matrix"]] = m
+            for r in data["results"]:
+                if r["kernel"] not in CANDIDATES:
+                    continue
+                ok = r["correct"] and r["time_ms"] > 0
+                table = times.setdefault((r["precision"], r["op"]), {})
+                row = table.setdefault(r["matrix"], {})
+                # Repeated runs of one pair: keep the fastest correct one.
+                if ok:
+                    row[r["kernel"]] = min(row.get(r["kernel"], math.inf), r["time_ms"])
+                else:
+                    row.setdefault(r["kernel"], math.inf)
+        if features_path:
+            for m in read_json(features_path).get("matrices", []):
+                self.matrices.setdefault(m["matrix"], m)
+        self.tables = {}
+        for combo, table in times.items():
+            names = sorted(
+                n
+                for n, row in table.items()
+                if n in self.matrices
+                and math.isfinite(row.get(BASELINE, math.inf))
+                and self.matrices[n]["nnz"] > 0
+            )
+            if not names:
+                continue
+            t = np.array([[table[n].get(k, math.inf) for k in CANDIDATES] for n in names])
+            self.tables[combo] = (names, t)
+        missing = sorted({n for table in times.values() for n in table} - set(self.matrices))
+        if missing:
+            print(f"train.py: no features for {len(missing)} matrices, left out: {missing[:5]}")
+
+    def features(self, names):
+        return np.array([tree_features(self.matrices[n]) for n in names], dtype=np.float64)
+
+    def nnz(self, names):
+        return np.array([self.matrices[n]["nnz"] for n in names], dtype=np.int64)
+
+
+def split_matrices(names, test_fraction, seed):
+    """Train / test split by matrix name, the same for every (precision, op)."""
+    names = sorted(names)
+    order = np.random.default_rng(seed).permutation(len(names))
+    n_test = int(round(test_fraction * len(names)))
+    test = {names[i] for i in order[:n_test]}
+    return [n for n in names if n not in test], [n for n in names if n in test]
+
+
+# ---------------------------------------------------------------------------------------------
+# Trees: an explicit node list (what the C++ is generated from and what Python predicts with)
+
+
+class Node:
+    def __init__(self, feature=-1, threshold=0.0, left=None, right=None, picks=None, leaf=-1):
+        self.feature, self.threshold = feature, threshold
+        self.left, self.right = left, right
+        self.picks = picks  # leaf: (kernel below LARGE_NNZ, kernel at or above)
+        self.leaf = leaf
+
+    def is_leaf(self):
+        return self.picks is not None
+
+
+def leaf_picks(slowdown, speedup, large, margin):
+    """(small pick, large pick) of a leaf's training matrices, as kernel indices."""
+    base = CANDIDATES.index(BASELINE)
+    small = ~large
+    pool = small if small.any() else large
+    small_pick = int(np.argmin(slowdown[pool].sum(axis=0)))
+    if not large.any():
+        return small_pick, base
+    cost = slowdown[large].sum(axis=0)
+    allowed = np.all(speedup[large] >= 1.0 + margin, axis=0)
+    allowed[base] = True
+    cost = np.where(allowed, cost, np.inf)
+    return small_pick, int(np.argmin(cost))
+
+
+def build_tree(model, X32, slowdown, speedup, large, margin):
+    """Node tree of a fitted scikit-learn tree, leaves re-labelled by leaf_picks, then pruned."""
+    t = model.tree_
+    leaf_of = model.apply(X32)
+
+    def make(i):
+        if t.children_left[i] == -1:
+            rows = leaf_of == i
+            return Node(picks=leaf_picks(slowdown[rows], speedup[rows], large[rows], margin))
+        left, right = make(t.children_left[i]), make(t.children_right[i])
+        if left.is_leaf() and right.is_leaf() and left.picks == right.picks:
+            return Node(picks=left.picks)
+        return Node(int(t.feature[i]), float(t.threshold[i]), left, right)
+
+    root = make(0)
+    count = 0
+
+    def number(node):
+        nonlocal count
+        if node.is_leaf():
+            node.leaf = count
+            count += 1
+        else:
+            number(node.left)
+            number(node.right)
+
+    number(root)
+    return root, count
+
+
+def predict_one(root, x32):
+    """Kernel index for one float32 feature vector: scikit-learn's comparison (x <= threshold)."""
+    node = root
+    while not node.is_leaf():
+        node = node.left if float(x32[node.feature]) <= node.threshold else node.right
+    small, big = node.picks
+    return (big if float(x32[FEATURES.index("nnz")]) >= LARGE_NNZ else small), node.leaf
+
+
+def predict(root, X32):
+    return np.array([predict_one(root, x)[0] for x in X32], dtype=np.int64)
+
+
+def fit(kind, depth, min_leaf, X32, slowdown):
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    if kind in ("classifier", "weighted"):
+        model = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=min_leaf, random_state=0)
+        # "weighted": matrices where a wrong pick costs more (the mean slowdown of the
+        # candidates) weigh more in the splits.
+        weight = slowdown.mean(axis=1) - 1.0 + 0.01 if kind == "weighted" else None
+        model.fit(X32, np.argmin(slowdown, axis=1), sample_weight=weight)
+    else:
+        # Regression on every kernel's log slowdown: the splits follow what each kernel costs,
+        # not only which one wins.
+        model = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=min_leaf, random_state=0)
+        model.fit(X32, np.log(slowdown))
+    return model
+
+
+def metrics(chosen, times, nnz):
+    """oracle_ratio_hmean, min_speedup_vs_cusparse_large and per-matrix ratios of a choice."""
+    idx = np.arange(len(chosen))
+    chosen_t = times[idx, chosen]
+    best = times.min(axis=1)
+    ratio = np.where(np.isfinite(chosen_t), best / chosen_t, 0.0)
+    base = times[:, CANDIDATES.index(BASELINE)]
+    speedup = np.where(np.isfinite(chosen_t), base / chosen_t, 0.0)
+    large = nnz >= LARGE_NNZ
+    hmean = len(ratio) / np.sum(1.0 / np.maximum(ratio, 1e-12)) if len(ratio) else float("nan")
+    min_large = float(speedup[large].min()) if large.any() else float("nan")
+    return float(hmean), min_large, ratio, speedup
+
+
+def prepare(times):
+    best = times.min(axis=1, keepdims=True)
+    slowdown = np.minimum(times / best, SLOWDOWN_CAP)
+    base = times[:, [CANDIDATES.index(BASELINE)]]
+    speedup = np.where(np.isfinite(times), base / times, 0.0)
+    return slowdown, speedup
+
+
+def cross_validate(X, times, nnz, folds, seed, grid):
+    """Best (kind, depth, min_leaf, margin) by k-fold CV (one sample per matrix)."""
+    X32 = X.astype(np.float32)
+    slowdown, speedup = prepare(times)
+    large = nnz >= LARGE_NNZ
+    order = np.random.default_rng(seed).permutation(len(X))
+    parts = np.array_split(order, min(folds, len(X)))
+    best_key, best = None, None
+    for kind, depth, min_leaf, margin in grid:
+        chosen = np.zeros(len(X), dtype=np.int64)
+        for part in parts:
+            train = np.setdiff1d(order, part)
+            if len(train) == 0:
+                continue
+            model = fit(kind, depth, min_leaf, X32[train], slowdown[train])
+            root, _ = build_tree(
+                model, X32[train], slowdown[train], speedup[train], large[train], margin
+            )
+            chosen[part] = predict(root, X32[part])
+        hmean, min_large, _, _ = metrics(chosen, times, nnz)
+        safe = not (min_large < 1.0)  # nan (no large matrices) counts as safe
+        # Safe first, then the best hmean, then the simplest tree.
+        key = (safe, round(hmean, 4), -depth, min_leaf, -margin)
+        if best_key is None or key > best_key:
+            best_key = key
+            best = {
+                "kind": kind,
+                "max_depth": depth,
+                "min_samples_leaf": min_leaf,
+                "margin": margin,
+                "cv_oracle_ratio_hmean": hmean,
+                "cv_min_speedup_vs_cusparse_large": min_large,
+            }
+    return best
+
+
+def hand_rule(precision, op, m):
+    """The rule auto used before the trees (plugin/src/selector.cpp), as a baseline."""
+    mean = m["nnz"] / m["rows"] if m["rows"] else 0.0
+    if m["rows"] > 0 and m["max_row"] <= 32 and mean <= 12.0:
+        return "scalar"
+    if op == "T" or precision == "float":
+        return "cusparse"
+    return "hola"
+
+
+def rule_tree(precision, op):
+    """hand_rule as a node tree (a stand-in before any corpus data: --rule-tree). Same choices
+    up to the float rounding of mean_row at 12 exactly."""
+    other = CANDIDATES.index(hand_rule(precision, op, {"rows": 1, "nnz": 100, "max_row": 100}))
+    scalar = CANDIDATES.index("scalar")
+    root = Node(
+        FEATURES.index("max_row"),
+        32.0,
+        Node(
+            FEATURES.index("mean_row"),
+            12.0,
+            Node(picks=(scalar, scalar), leaf=0),
+            Node(picks=(other, other), leaf=1),
+        ),
+        Node(picks=(other, other), leaf=2),
+    )
+    return root, 3
+
+
+# ---------------------------------------------------------------------------------------------
+# C++ output
+
+
+def cpp_double(v):
+    text = repr(float(v))
+    return text if ("." in text or "e" in text or "inf" in text) else text + ".0"
+
+
+def emit_node(node, indent, out):
+    pad = " " * indent
+    if node.is_leaf():
+        small, big = (CANDIDATES[i] for i in node.picks)
+        if small == big:
+            out.append(f'{pad}return {{"{small}", {node.leaf}}};')
+        else:
+            out.append(
+                f'{pad}return {{f.nnz < {LARGE_NNZ}.0f ? "{small}" : "{big}", {node.leaf}}};'
+            )
+        return
+    out.append(f"{pad}if (f.{FEATURES[node.feature]} <= {cpp_double(node.threshold)}) {{")
+    emit_node(node.left, indent + 2, out)
+    out.append(f"{pad}}}")
+    emit_node(node.right, indent, out)
+
+
+def comment_block(lines):
+    out = []
+    for line in lines:
+        out += [f"// {part}" for part in textwrap.wrap(line, 96)]
+    return out
+
+
+def write_cpp(path, trees, provenance, header_lines):
+    # clang-format off around the whole file: the layout is this emitter's, with or without
+    # clang-format on the machine that trains (CI checks the format of every source).
+    out = ["// clang-format off"]
+    out += comment_block(
+        ["GENERATED by bench/selector/train.py: do not edit, retrain (bench/selector/README.md)."]
+        + header_lines
+    )
+    out += ['#include "selector_tree.hpp"', "", "namespace hola::detail {", "", "namespace {", ""]
+    for (precision, op), info in trees.items():
+        out += comment_block([f"{precision}, op {op}: {info['summary']}"])
+        out.append(f"TreePick pick_{precision}_{op.lower()}(const TreeFeatures& f) {{")
+        emit_node(info["root"], 2, out)
+        out += ["}", ""]
+    out += ["}  // namespace", ""]
+    if trees:
+        out.append("TreePick tree_pick(bool single_precision, Op op, const TreeFeatures& f) {")
+    else:
+        out.append("TreePick tree_pick(bool, Op, const TreeFeatures&) {")
+    for precision, op in trees:
+        test = ("" if precision == "float" else "!") + f"single_precision && op == Op::{op}"
+        out.append(f"  if ({test}) return pick_{precision}_{op.lower()}(f);")
+    out += ["  return {};", "}", ""]
+    out.append(f"const char* tree_provenance() {{ return {json.dumps(provenance)}; }}")
+    out += ["", "}  // namespace hola::detail", "// clang-format on"]
+    write_lines(path, out)
+
+
+def write_cases(path, cases, header_lines):
+    out = ["// clang-format off"]
+    out += comment_block(
+        [
+            "GENERATED by bench/selector/train.py with selector_tree_generated.cpp: feature "
+            "vectors of the training data and the kernel the Python tree picks for each "
+            "(tests/unit/selector_test.cpp)."
+        ]
+        + header_lines
+    )
+    out += [
+        "#pragma once",
+        "",
+        "#include <cstdint>",
+        "",
+        "namespace hola::detail {",
+        "",
+        "struct TreeCase {",
+        "  bool single_precision;",
+        "  bool transpose;",
+        "  std::int64_t rows, cols, nnz, min_row, max_row, empty_rows;",
+        "  double std_row, gini;",
+        "  const char* kernel;",
+        "};",
+        "",
+        "inline constexpr TreeCase kTreeCases[] = {",
+    ]
+    for c in cases:
+        m = c["m"]
+        out.append(
+            f"    {{{str(c['precision'] == 'float').lower()}, {str(c['op'] == 'T').lower()}, "
+            f"{m['rows']}, {m['cols']}, {m['nnz']}, {m['min_row']}, {m['max_row']}, "
+            f"{m['empty_rows']}, {cpp_double(m['std_row'])}, {cpp_double(m['gini'])}, "
+            f"\"{c['kernel']}\"}},"
+        )
+    if not cases:
+        out.append("    {false, false, 0, 0, 0, 0, 0, 0, 0.0, 0.0, nullptr},")
+    out += ["};", "", "}  // namespace hola::detail", "// clang-format on"]
+    write_lines(path, out)
+
+
+def write_lines(path, lines):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def repo_root():
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def git_commit():
+    try:
+        out = subprocess.run(
+            ["git", "-C", repo_root(), "rev-parse", "HEAD"], capture_output=True, text=True
+        )
+        return out.stdout.strip() or os.environ.get("HOLA_COMMIT", "unknown")
+    except OSError:
+        return os.environ.get("HOLA_COMMIT", "unknown")
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def pick_cases(names, X32, root, precision, op, dataset, per_leaf=2):
+    """A few matrices per leaf (so every branch is exercised) with the Python tree's choice."""
+    seen = {}
+    cases = []
+    for name, x in zip(names, X32):
+        k, leaf = predict_one(root, x)
+        if seen.get(leaf, 0) >= per_leaf:
+            continue
+        seen[leaf] = seen.get(leaf, 0) + 1
+        cases.append(
+            {
+                "precision": precision,
+                "op": op,
+                "m": dataset.matrices[name],
+                "kernel": CANDIDATES[k],
+            }
+        )
+    return cases
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("data", nargs="+", help="hola-bench JSON results (.json or .json.gz)")
+    ap.add_argument(
+        "--features", help="hola-bench --features-only JSON for files without features"
+    )
+    ap.add_argument("--out-json", help="evaluation (default bench/results/selector-DATE.json)")
+    ap.add_argument(
+        "--out-cpp", default=os.path.join(repo_root(), "plugin/src/selector_tree_generated.cpp")
+    )
+    ap.add_argument(
+        "--out-cases", default=os.path.join(repo_root(), "plugin/src/selector_tree_cases.hpp")
+    )
+    ap.add_argument("--commit", help="git commit of the code (default: git rev-parse HEAD)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--test-fraction", type=float, default=0.3)
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument(
+        "--rule-tree",
+        action="store_true",
+        help="write the hand rule as the trees instead of training (bootstrap); the data only "
+        "gives the evaluation and the test cases",
+    )
+    ap.add_argument(
+        "--bootstrap",
+        help="a note saying that this is a stand-in training set (written into the outputs)",
+    )
+    args = ap.parse_args()
+
+    date = datetime.date.today().isoformat()
+    out_json = args.out_json or os.path.join(repo_root(), f"bench/results/selector-{date}.json")
+    dataset = Dataset(args.data, args.features)
+    if not dataset.tables:
+        sys.exit("train.py: no usable results (every candidate and the features are needed)")
+    all_names = sorted({n for names, _ in dataset.tables.values() for n in names})
+    test_fraction = 1.0 if args.rule_tree else args.test_fraction
+    train_names, test_names = split_matrices(all_names, test_fraction, args.seed)
+    train_set = set(train_names)
+    grid = [
+        (kind, depth, min_leaf, margin)
+        for kind in ("classifier", "weighted", "regressor")
+        for depth in (2, 3, 4, 5, 6, 8)
+        for min_leaf in (1, 2, 4, 8)
+        for margin in (0.0, 0.02, 0.05, 0.1)
+    ]
+    devices = sorted({s["device"] for s in dataset.sources})
+    commits = sorted({s["commit"][:10] for s in dataset.sources if s["commit"]})
+    report = {
+        "commit": args.commit or git_commit(),
+        "date": date,
+        "device": ", ".join(devices),
+        "data": dataset.sources,
+        "data_commits": commits,
+        "bootstrap": args.bootstrap or "",
+        "seed": args.seed,
+        "test_fraction": test_fraction,
+        "large_nnz": LARGE_NNZ,
+        "candidates": CANDIDATES,
+        "features": FEATURES,
+        "n_matrices": len(all_names),
+        "n_train": len(train_names),
+        "n_test": len(test_names),
+        "combos": {},
+    }
+    trees, cases = {}, []
+    pooled = {"tree": [], "rule": []}
+    for precision, op in COMBOS:
+        if (precision, op) not in dataset.tables:
+            continue
+        names, times = dataset.tables[(precision, op)]
+        X = dataset.features(names)
+        nnz = dataset.nnz(names)
+        is_train = np.array([n in train_set for n in names])
+        tr, te = np.where(is_train)[0], np.where(~is_train)[0]
+        X32 = X.astype(np.float32)
+        if args.rule_tree:
+            root, leaves = rule_tree(precision, op)
+            best = {"kind": "hand rule (docs/kernels.md)"}
+        else:
+            if len(tr) == 0:
+                continue
+            best = cross_validate(X[tr], times[tr], nnz[tr], args.folds, args.seed, grid)
+            slowdown, speedup = prepare(times)
+            model = fit(
+                best["kind"], best["max_depth"], best["min_samples_leaf"], X32[tr], slowdown[tr]
+            )
+            root, leaves = build_tree(
+                model, X32[tr], slowdown[tr], speedup[tr], nnz[tr] >= LARGE_NNZ, best["margin"]
+            )
+        entry = dict(best, leaves=leaves, n_train=int(len(tr)), n_test=int(len(te)))
+        chosen = predict(root, X32)
+        for label, sel in (("train", tr), ("test", te)):
+            if len(sel) == 0:
+                continue
+            hmean, min_large, _, _ = metrics(chosen[sel], times[sel], nnz[sel])
+            entry[f"{label}_oracle_ratio_hmean"] = hmean
+            entry[f"{label}_min_speedup_vs_cusparse_large"] = min_large
+        if len(te):
+            rule = np.array(
+                [
+                    CANDIDATES.index(hand_rule(precision, op, dataset.matrices[names[i]]))
+                    for i in te
+                ]
+            )
+            entry["oracle_ratio_hmean"] = entry["test_oracle_ratio_hmean"]
+            entry["min_speedup_vs_cusparse_large"] = entry["test_min_speedup_vs_cusparse_large"]
+            entry["n_test_large"] = int((nnz[te] >= LARGE_NNZ).sum())
+            r_hmean, r_min, _, _ = metrics(rule, times[te], nnz[te])
+            entry["hand_rule_oracle_ratio_hmean"] = r_hmean
+            entry["hand_rule_min_speedup_vs_cusparse_large"] = r_min
+            for k in ("cusparse", "hola"):
+                always = np.full(len(te), CANDIDATES.index(k))
+                entry[f"always_{k}_oracle_ratio_hmean"] = metrics(always, times[te], nnz[te])[0]
+            _, _, ratio, sp = metrics(chosen[te], times[te], nnz[te])
+            best_k = np.argmin(times[te], axis=1)
+            entry["per_matrix"] = [
+                {
+                    "matrix": names[i],
+                    "nnz": int(nnz[i]),
+                    "chosen": CANDIDATES[chosen[i]],
+                    "best": CANDIDATES[best_k[j]],
+                    "hand_rule": CANDIDATES[rule[j]],
+                    "best_over_chosen": float(ratio[j]),
+                    "speedup_vs_cusparse": float(sp[j]),
+                }
+                for j, i in enumerate(te)
+            ]
+            pooled["tree"].append((chosen[te], times[te], nnz[te]))
+            pooled["rule"].append((rule, times[te], nnz[te]))
+        report["combos"][f"{precision}-{op}"] = entry
+        if args.rule_tree:
+            summary = f"the hand rule as a tree, {leaves} leaves"
+        else:
+            summary = (
+                f"{best['kind']}, depth <= {best['max_depth']}, "
+                f"min leaf {best['min_samples_leaf']}, cuSPARSE margin {best['margin']}, "
+                f"{leaves} leaves"
+            )
+        if "oracle_ratio_hmean" in entry:
+            summary += (
+                f"; held out: {entry['oracle_ratio_hmean']:.3f} of the best (hmean), min "
+                f"{entry['min_speedup_vs_cusparse_large']:.2f}x cuSPARSE at >= {LARGE_NNZ} nnz"
+            )
+        trees[(precision, op)] = {"root": root, "summary": summary}
+        cases += pick_cases(names, X32, root, precision, op, dataset)
+        print(f"{precision:6s} {op}: {summary}")
+
+    for label, parts in pooled.items():
+        if not parts:
+            continue
+        chosen = np.concatenate([p[0] for p in parts])
+        times = np.concatenate([p[1] for p in parts])
+        nnz = np.concatenate([p[2] for p in parts])
+        hmean, min_large, _, _ = metrics(chosen, times, nnz)
+        key = "all" if label == "tree" else "hand_rule_all"
+        report[key] = {"oracle_ratio_hmean": hmean, "min_speedup_vs_cusparse_large": min_large}
+    # Setup cost of the GPU features, also in applies of the fastest double op-N kernel.
+    feature_ms = {n: m["features_ms"] for n, m in dataset.matrices.items() if "features_ms" in m}
+    if feature_ms:
+        values = np.array(list(feature_ms.values()))
+        report["features_ms_median"] = float(np.median(values))
+        report["features_ms_max"] = float(values.max())
+        if ("double", "N") in dataset.tables:
+            names, times = dataset.tables[("double", "N")]
+            applies = [feature_ms[n] / t.min() for n, t in zip(names, times) if n in feature_ms]
+            if applies:
+                report["features_cost_in_applies_median"] = float(np.median(applies))
+        print(
+            f"GPU features at setup: median {report['features_ms_median']:.3f} ms, max "
+            f"{report['features_ms_max']:.3f} ms"
+        )
+    if "all" in report:
+        report["acceptance"] = {
+            "oracle_ratio_hmean_ge_0.97": bool(report["all"]["oracle_ratio_hmean"] >= 0.97),
+            "never_slower_than_cusparse_large": bool(
+                not (report["all"]["min_speedup_vs_cusparse_large"] < 1.0)
+            ),
+        }
+        print(
+            f"held out, all combinations: {report['all']['oracle_ratio_hmean']:.3f} of the best "
+            f"(hand rule {report['hand_rule_all']['oracle_ratio_hmean']:.3f}), min "
+            f"{report['all']['min_speedup_vs_cusparse_large']:.3f}x cuSPARSE at >= {LARGE_NNZ} nnz"
+        )
+
+    provenance = f"trees from {', '.join(devices)} data of {date}"
+    if args.rule_tree:
+        provenance = "the hand rule as trees"
+    if args.bootstrap:
+        provenance += " (bootstrap)"
+    header = [
+        f"Data: {', '.join(s['file'] for s in dataset.sources)} ({', '.join(devices)}; "
+        f"hola-bench commit {', '.join(commits) or '?'}).",
+    ]
+    if args.rule_tree and "all" in report:
+        header.append(
+            f"Not trained (--rule-tree): on these {len(all_names)} matrices the rule reaches "
+            f"{report['all']['oracle_ratio_hmean']:.3f} of the per-matrix best (harmonic mean) "
+            f"and min {report['all']['min_speedup_vs_cusparse_large']:.2f}x cuSPARSE ALG1 at "
+            f">= {LARGE_NNZ} nonzeros."
+        )
+    else:
+        header.append(
+            f"Split: {len(train_names)} training / {len(test_names)} held-out matrices "
+            f"(seed {args.seed}); evaluation in bench/results/{os.path.basename(out_json)}."
+        )
+    if args.bootstrap:
+        header.append(f"BOOTSTRAP: {args.bootstrap}")
+    write_cpp(args.out_cpp, trees, provenance, header)
+    write_cases(args.out_cases, cases, header[:1])
+    os.makedirs(os.path.dirname(out_json), exist_ok=True)
+    with open(out_json, "w") as f:
+        json.dump(report, f, indent=1)
+        f.write("\n")
+    print(f"wrote {out_json}, {args.out_cpp}, {args.out_cases}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Retrains the "auto" kernel selector on this GPU (bench/selector/README.md), in one go:
+#   scripts/selector-device.sh
+# 1. builds hola-bench (build-device, as scripts/device-check.sh; incremental when it exists),
+# 2. a few-second smoke run of hola-bench (GPU features, auto, checks),
+# 3. writes the corpus (bench/selector/corpus.py) and times every candidate kernel on it, plus
+#    the real matrices, in double and float, ops N and T (hola-bench, results checked against
+#    the reference); hola-bench stops taking new matrices when the time budget is spent,
+# 4. trains and evaluates the trees (bench/selector/train.py) and generates their C++,
+# 5. plots the corpus run (bench/plot.py).
+# Results go to $OUT (default ./device-out/selector) laid out as in the repository, 7 files:
+#   bench/selector/data/<date>-<gpu>.json.gz      hola-bench results with features
+#   bench/selector/data/<date>-<gpu>-{speedup,floor}.png
+#   bench/results/selector-<date>.json            evaluation (held-out metrics, per matrix)
+#   plugin/src/selector_tree_generated.cpp, plugin/src/selector_tree_cases.hpp
+#   selector-device.log
+# Copy them over the repository (cp -r "$OUT"/bench "$OUT"/plugin .), rebuild, run the tests.
+# Environment: SELECTOR_TOTAL_S (wall-time target of the whole script, default 330),
+# SELECTOR_COUNT (corpus size, default 300), HOLA_MATRICES_DIR (default ./.carry/matrices, then
+# ../shared/matrices), HOLA_COMMIT (default: git rev-parse HEAD or ./.carry/commit),
+# BENCH_ARGS (extra hola-bench arguments).
+set -uo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$HOLA_ROOT" || exit 1
+start=$(date +%s)
+OUT="${OUT:-$HOLA_ROOT/device-out/selector}"
+mkdir -p "$OUT/bench/selector/data" "$OUT/bench/results" "$OUT/plugin/src"
+LOG="$OUT/selector-device.log"
+: > "$LOG"
+log() { echo "[$(( $(date +%s) - start )) s] $*" | tee -a "$LOG"; }
+BUILD="$HOLA_ROOT/build-device"
+TOTAL="${SELECTOR_TOTAL_S:-330}"
+TRAIN_RESERVE=75  # training, plots, and the matrices still in flight when the budget ends
+
+if [ -z "${HOLA_MATRICES_DIR:-}" ]; then
+  for d in "$HOLA_ROOT/.carry/matrices" "$HOLA_ROOT/../shared/matrices"; do
+    [ -d "$d" ] && { HOLA_MATRICES_DIR="$d"; break; }
+  done
+fi
+if [ -z "${HOLA_COMMIT:-}" ]; then
+  HOLA_COMMIT="$(git rev-parse HEAD 2>/dev/null || cat "$HOLA_ROOT/.carry/commit" 2>/dev/null || echo unknown)"
+fi
+arch="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)"
+arch="${arch:-90}"
+gpu="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+gpu_tag="$(echo "${gpu:-gpu}" | tr '[:upper:]' '[:lower:]' | sed 's/nvidia//; s/[^a-z0-9]\+/-/g; s/^-//; s/-$//')"
+date_tag="$(date +%Y-%m-%d)"
+data="$OUT/bench/selector/data/$date_tag-$gpu_tag.json"
+log "commit $HOLA_COMMIT, GPU ${gpu:-?} (sm_$arch), $JOBS CPU threads, matrices ${HOLA_MATRICES_DIR:-none}"
+
+# 1. Build (only what is needed).
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" \
+  -DHOLA_MATRICES_DIR="${HOLA_MATRICES_DIR:-}" > "$OUT/build.tmp" 2>&1 &&
+  cmake --build "$BUILD" -j "$JOBS" --target hola-bench >> "$OUT/build.tmp" 2>&1
+rc=$?
+tail -3 "$OUT/build.tmp" >> "$LOG"
+if [ $rc -ne 0 ]; then
+  tail -40 "$OUT/build.tmp" >> "$LOG"; rm -f "$OUT/build.tmp"; log "BUILD FAILED"; exit 1
+fi
+rm -f "$OUT/build.tmp"
+log "built hola-bench"
+
+# 2. A smoke run first (GPU features, auto through the Operator, the checks): a systematic
+#    failure should not cost the whole budget.
+if ! "$BUILD/solvers_demo/hola-bench" -m poisson2d:n=100 -m circuit:rows=20000,long_len=2000 \
+    -k auto -k hola -k scalar --warmup 1 --reps 2 --no-progress > "$OUT/smoke.tmp" 2>&1; then
+  cat "$OUT/smoke.tmp" >> "$LOG"; rm -f "$OUT/smoke.tmp"; log "SMOKE RUN FAILED"; exit 1
+fi
+grep -E "auto|features" "$OUT/smoke.tmp" | head -8 >> "$LOG"
+rm -f "$OUT/smoke.tmp"
+log "smoke run passed"
+
+# 3. Corpus and benchmark: the candidates of train.py (cusparse is always measured, first).
+python3 bench/selector/corpus.py --count "${SELECTOR_COUNT:-300}" --out "$BUILD/selector-corpus.txt" 2>> "$LOG"
+budget=$(( TOTAL - ($(date +%s) - start) - TRAIN_RESERVE ))
+[ $budget -ge 30 ] || budget=30
+log "hola-bench over the corpus, time budget $budget s"
+inputs=(-m "@$BUILD/selector-corpus.txt")
+[ -n "${HOLA_MATRICES_DIR:-}" ] && [ -d "$HOLA_MATRICES_DIR" ] && inputs+=(-m "$HOLA_MATRICES_DIR")
+"$BUILD/solvers_demo/hola-bench" "${inputs[@]}" -p double -p float --op N --op T \
+  -k hola -k merge -k light -k scalar -k vector -k vector-adaptive -k cusparse-alg2 \
+  --warmup 3 --reps 10 --time-cap-ms 20 --time-budget-s "$budget" -j "$JOBS" \
+  --commit "$HOLA_COMMIT" --json "$data" ${BENCH_ARGS:-} > "$BUILD/selector-bench.txt" 2>> "$LOG"
+rc=$?
+log "hola-bench exit $rc (1: wrong results or failed matrices, listed above; they are left out of training)"
+[ -s "$data" ] || { log "no results"; exit 1; }
+
+# 4. Training, evaluation, C++.
+python3 bench/selector/train.py "$data" --commit "$HOLA_COMMIT" \
+  --out-json "$OUT/bench/results/selector-$date_tag.json" \
+  --out-cpp "$OUT/plugin/src/selector_tree_generated.cpp" \
+  --out-cases "$OUT/plugin/src/selector_tree_cases.hpp" 2>&1 | tee -a "$LOG"
+train_rc=${PIPESTATUS[0]}
+log "train.py exit $train_rc"
+
+# 5. Plots next to the data, then compress the data.
+python3 bench/plot.py "$data" >> "$LOG" 2>&1 || log "plot.py failed"
+gzip -9f "$data"
+log "done: $(cd "$OUT" && find . -type f | sort | tr '\n' ' ')"
+exit "$train_rc"
