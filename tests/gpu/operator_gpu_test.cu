@@ -10,12 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "corpus.hpp"
 #include "gpu_harness.hpp"
 #include "hola/error.hpp"
+#include "hola/features.hpp"
 #include "hola/generators.hpp"
 #include "hola/hola.h"
 #include "hola/operator.hpp"
 #include "hola/registry.hpp"
+#include "hola/selector.hpp"
 #include "status_of.hpp"
 
 namespace hola::test {
@@ -76,18 +79,29 @@ TEST(OperatorGpu, AutoAndEveryKernelByName) {
   }
 }
 
-TEST(OperatorGpu, AutoFollowsTheDocumentedRule) {
-  PlacedMatrix<DeviceMemory, double, std::int32_t, std::int32_t> stencil(
-      gen::poisson3d(16, 16, 16));
-  Operator<double, std::int32_t, std::int32_t> a;
-  a.setup(stencil.view());
-  EXPECT_EQ(a.kernel_name(Op::N), "scalar");
-  PlacedMatrix<DeviceMemory, double, std::int32_t, std::int32_t> circuit(
-      gen::circuit(30000, 3, 0.3, 3, 12000, 4.0));
-  Operator<double, std::int32_t, std::int32_t> b;
-  b.setup(circuit.view());
-  EXPECT_EQ(b.kernel_name(Op::N), "hola");
-  EXPECT_NE(b.selection_reason().find("max row"), std::string::npos);
+// "auto" on a device matrix: the kernel the selector picks on the matrix's GPU features (the
+// trees are retrained per GPU, so the test follows select_device_kernel rather than naming
+// kernels), and the features equal the CPU statistics.
+TEST(OperatorGpu, AutoFollowsTheSelectorOnGpuFeatures) {
+  const std::vector<NamedMatrix> cases = {{"poisson3d 16^3", gen::poisson3d(16, 16, 16)},
+                                          {"circuit", gen::circuit(30000, 3, 0.3, 3, 12000, 4.0)},
+                                          {"rmat 12", gen::rmat(12, 8, 5)}};
+  for (const NamedMatrix& m : cases) {
+    SCOPED_TRACE(m.name);
+    PlacedMatrix<DeviceMemory, double, std::int32_t, std::int32_t> M(m.A);
+    Operator<double, std::int32_t, std::int32_t> op;
+    op.setup(M.view());
+    const auto host = M.host.view();
+    const RowLengthStats cpu = row_length_stats(host.row_ptr, host.rows, host.cols);
+    const RowLengthStats gpu_stats =
+        gpu::device_row_length_stats(M.view().row_ptr, host.rows, host.cols, host.nnz, nullptr);
+    EXPECT_EQ(gpu_stats.max_row, cpu.max_row);
+    EXPECT_EQ(gpu_stats.nnz, cpu.nnz);
+    for (Op o : {Op::N, Op::T}) {
+      const KernelSelection expected = select_device_kernel(o, false, true, gpu_stats);
+      EXPECT_EQ(op.kernel_name(o), expected.name);
+    }
+  }
 }
 
 TEST(OperatorGpu, DeterministicModeIsReproducibleAndRefusesAtomicTransposes) {
