@@ -149,7 +149,7 @@ fi
 
 if want petsc; then
   stage_start
-  if [ -x scripts/device-petsc.sh ] && OUT="$LOGS" bash scripts/device-petsc.sh >> "$LOGS/petsc.log" 2>&1; then
+  if [ -x scripts/device-petsc.sh ] && OUT="$LOGS" HOLA_PETSC_BUILD="$BUILD" bash scripts/device-petsc.sh >> "$LOGS/petsc.log" 2>&1; then
     stage_end petsc ok
   else
     stage_end petsc FAILED

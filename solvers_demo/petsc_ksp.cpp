@@ -1,10 +1,18 @@
 // petsc_ksp: solve a 3D Poisson problem (-n, default 64) or a Matrix Market file (-mtx) with any
-// KSP / PC from the command line. The matrix type defaults to holaaij (-mat_type overrides);
-// -compare solves again with PETSc's native aij and reports both.
+// KSP / PC from the command line. The matrix type defaults to holaaijcusparse where PETSc has CUDA
+// and a GPU is present, else holaaij (-mat_type overrides); -compare solves again with PETSc's
+// own type underneath (aijcusparse, aij) and reports both.
 //
 //   mpiexec -n 4 petsc_ksp -n 64 -ksp_type cg -pc_type jacobi -compare
+//
+// Each solve prints a line for people and a "result: {...}" JSON line for scripts: iterations,
+// solve time, and count, time and share of MatMult and MatMultTranspose during the solve. On the
+// GPU the event times are launch times unless -log_view_gpu_time makes PETSc time the kernels
+// ("gpu_s"). A product before the solve keeps one-time setup (Hola's analysis, cuSPARSE buffers)
+// out of the numbers, for both types alike.
 #include <petscksp.h>
 
+#include <cstring>
 #include <exception>
 #include <string>
 
@@ -22,6 +30,20 @@ struct Problem {
   std::string mtx;
   hola::CsrMatrix<PetscScalar, PetscInt, PetscInt> file;  // the -mtx matrix (every rank reads it)
   PetscInt rows = 0, cols = 0;
+};
+
+// What one event did during the solve, maximum over the ranks.
+struct EventUse {
+  PetscInt count = 0;
+  PetscLogDouble seconds = 0, gpu_seconds = 0;
+};
+
+struct Result {
+  PetscInt its = 0;
+  KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
+  PetscReal rnorm = 0;
+  PetscLogDouble solve_seconds = 0;
+  EventUse mult, mult_transpose;
 };
 
 PetscErrorCode Assemble(const Problem& p, MatType type, Mat* A) {
@@ -61,52 +83,114 @@ PetscErrorCode Assemble(const Problem& p, MatType type, Mat* A) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode EventTime(PetscLogEvent event, PetscLogDouble* t) {
+PetscErrorCode EventSnapshot(const char* name, EventUse* use) {
+  PetscLogEvent event;
   PetscEventPerfInfo info;
   PetscFunctionBegin;
+  PetscCall(PetscLogEventGetId(name, &event));
   PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, event, &info));
-  *t = info.time;
+  use->count = info.count;
+  use->seconds = info.time;
+#if defined(PETSC_HAVE_DEVICE)
+  use->gpu_seconds = info.GpuTime;
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// Solves with matrix type `type`; prints iterations, solve time and the MatMult share.
-PetscErrorCode SolveWith(const Problem& p, MatType type, PetscInt* its) {
+// after - before, maximum over the ranks.
+PetscErrorCode EventDelta(const EventUse& before, const EventUse& after, EventUse* delta) {
+  PetscLogDouble local[3] = {(PetscLogDouble)(after.count - before.count),
+                             after.seconds - before.seconds,
+                             after.gpu_seconds - before.gpu_seconds},
+                 all[3];
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(local, all, 3, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
+  delta->count = (PetscInt)all[0];
+  delta->seconds = all[1];
+  delta->gpu_seconds = all[2];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// KSP types that multiply by the transpose.
+bool UsesTranspose(KSPType type) {
+  for (const char* t : {KSPLSQR, KSPCGLS, KSPCGNE, KSPBICG})
+    if (std::strcmp(type, t) == 0) return true;
+  return false;
+}
+
+// Solves with matrix type `type`; prints the results.
+PetscErrorCode SolveWith(const Problem& p, const char* type, Result* r) {
   Mat A;
   KSP ksp;
-  Vec b, u;
-  PetscLogEvent mult_event;
-  PetscLogDouble t0, t1, m0, m1, tmax, mmax;
-  KSPConvergedReason reason;
-  PetscReal rnorm;
+  KSPType ksp_type;
+  Vec b, u, tb, tu;
+  PetscLogDouble t0, t1;
+  EventUse m0, m1, mt0, mt1;
   MatType actual;
+  PetscMPIInt size;
   PetscFunctionBegin;
   PetscCall(Assemble(p, type, &A));
   PetscCall(MatGetType(A, &actual));
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetOperators(ksp, A, A));
   PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(KSPGetType(ksp, &ksp_type));
   PetscCall(MatCreateVecs(A, &u, &b));
-  PetscCall(VecSet(b, 1.0));
   PetscCall(KSPSetUp(ksp));
-  PetscCall(PetscLogEventGetId("MatMult", &mult_event));
-  PetscCall(EventTime(mult_event, &m0));
+  // One-time setup of the products outside the timed solve.
+  PetscCall(VecDuplicate(u, &tu));
+  PetscCall(VecDuplicate(b, &tb));
+  PetscCall(VecSet(tu, 1.0));
+  PetscCall(MatMult(A, tu, tb));
+  if (UsesTranspose(ksp_type)) PetscCall(MatMultTranspose(A, tb, tu));
+  PetscCall(VecDestroy(&tu));
+  PetscCall(VecDestroy(&tb));
+  PetscCall(VecSet(b, 1.0));
+
+  PetscCall(EventSnapshot("MatMult", &m0));
+  PetscCall(EventSnapshot("MatMultTranspose", &mt0));
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
   PetscCall(PetscTime(&t0));
   PetscCall(KSPSolve(ksp, b, u));
   PetscCall(PetscTime(&t1));
-  PetscCall(EventTime(mult_event, &m1));
-  PetscCall(KSPGetIterationNumber(ksp, its));
-  PetscCall(KSPGetConvergedReason(ksp, &reason));
-  PetscCall(KSPGetResidualNorm(ksp, &rnorm));
+  PetscCall(EventSnapshot("MatMult", &m1));
+  PetscCall(EventSnapshot("MatMultTranspose", &mt1));
+  PetscCall(KSPGetIterationNumber(ksp, &r->its));
+  PetscCall(KSPGetConvergedReason(ksp, &r->reason));
+  PetscCall(KSPGetResidualNorm(ksp, &r->rnorm));
   t1 -= t0;
-  m1 -= m0;
-  PetscCallMPI(MPI_Allreduce(&t1, &tmax, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
-  PetscCallMPI(MPI_Allreduce(&m1, &mmax, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
+  PetscCallMPI(MPI_Allreduce(&t1, &r->solve_seconds, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
+  PetscCall(EventDelta(m0, m1, &r->mult));
+  PetscCall(EventDelta(mt0, mt1, &r->mult_transpose));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+
+  const double share = r->solve_seconds > 0 ? 100.0 * r->mult.seconds / r->solve_seconds : 0.0;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "%-8s (%s): %" PetscInt_FMT " iterations, %s, residual %.3e, solve %.4f s, "
-                        "MatMult %.4f s (%.1f%%)\n",
-                        type, actual, *its, KSPConvergedReasons[reason], (double)rnorm, tmax, mmax,
-                        tmax > 0 ? 100.0 * mmax / tmax : 0.0));
+                        "%-16s (%s): %" PetscInt_FMT
+                        " iterations, %s, residual %.3e, solve %.4f s, "
+                        "MatMult %" PetscInt_FMT " x %.4f s (%.1f%%)",
+                        type, actual, r->its, KSPConvergedReasons[r->reason], (double)r->rnorm,
+                        r->solve_seconds, r->mult.count, r->mult.seconds, share));
+  if (r->mult.gpu_seconds > 0)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", GPU %.4f s", r->mult.gpu_seconds));
+  if (r->mult_transpose.count > 0)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", MatMultTranspose %" PetscInt_FMT " x %.4f s",
+                          r->mult_transpose.count, r->mult_transpose.seconds));
+  if (r->mult_transpose.gpu_seconds > 0)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", GPU %.4f s", r->mult_transpose.gpu_seconds));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
+  PetscCall(PetscPrintf(
+      PETSC_COMM_WORLD,
+      "result: {\"type\": \"%s\", \"petsc_type\": \"%s\", \"ksp_type\": \"%s\", \"ranks\": %d, "
+      "\"rows\": %" PetscInt_FMT ", \"cols\": %" PetscInt_FMT ", \"iterations\": %" PetscInt_FMT
+      ", \"converged_reason\": \"%s\", \"residual\": %.6e, \"solve_s\": %.6f, "
+      "\"matmult_count\": %" PetscInt_FMT
+      ", \"matmult_s\": %.6f, \"matmult_gpu_s\": %.6f, "
+      "\"matmulttranspose_count\": %" PetscInt_FMT
+      ", \"matmulttranspose_s\": %.6f, \"matmulttranspose_gpu_s\": %.6f}\n",
+      type, actual, ksp_type, (int)size, p.rows, p.cols, r->its, KSPConvergedReasons[r->reason],
+      (double)r->rnorm, r->solve_seconds, r->mult.count, r->mult.seconds, r->mult.gpu_seconds,
+      r->mult_transpose.count, r->mult_transpose.seconds, r->mult_transpose.gpu_seconds));
   PetscCall(VecDestroy(&u));
   PetscCall(VecDestroy(&b));
   PetscCall(KSPDestroy(&ksp));
@@ -114,13 +198,33 @@ PetscErrorCode SolveWith(const Problem& p, MatType type, PetscInt* its) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// holaaijcusparse where every rank sees a GPU (and Hola was built against a CUDA PETSc).
+PetscErrorCode DefaultType(char* type, size_t len) {
+  PetscBool here;
+  PetscMPIInt local, all;
+  PetscFunctionBegin;
+  PetscCall(HolaPetscDeviceAvailable(&here));
+  local = here ? 1 : 0;
+  PetscCallMPI(MPI_Allreduce(&local, &all, 1, MPI_INT, MPI_MIN, PETSC_COMM_WORLD));
+  PetscCall(PetscStrncpy(type, all ? MATHOLAAIJCUSPARSE : MATHOLAAIJ, len));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The PETSc type a Hola type is built on ("holaaijcusparse" -> "aijcusparse"); others unchanged.
+void NativeType(const char* type, char* native, size_t len) {
+  const char* base = std::strncmp(type, "hola", 4) == 0 ? type + 4 : type;
+  std::strncpy(native, base, len - 1);
+  native[len - 1] = '\0';
+}
+
 PetscErrorCode Run() {
   Problem p;
-  char type[64] = MATHOLAAIJ, file[PETSC_MAX_PATH_LEN] = "";
+  char type[64], native[64], file[PETSC_MAX_PATH_LEN] = "";
   PetscBool compare = PETSC_FALSE, has_file = PETSC_FALSE;
-  PetscInt its, its_native;
+  Result hola, base;
 
   PetscFunctionBegin;
+  PetscCall(DefaultType(type, sizeof(type)));
   PetscOptionsBegin(PETSC_COMM_WORLD, nullptr, "petsc_ksp: Hola in PETSc's KSP", nullptr);
   PetscCall(
       PetscOptionsInt("-n", "3D Poisson grid points per direction", nullptr, p.n, &p.n, nullptr));
@@ -128,8 +232,8 @@ PetscErrorCode Run() {
                                file, file, sizeof(file), &has_file));
   PetscCall(
       PetscOptionsString("-mat_type", "matrix type", nullptr, type, type, sizeof(type), nullptr));
-  PetscCall(PetscOptionsBool("-compare", "also solve with PETSc's native aij", nullptr, compare,
-                             &compare, nullptr));
+  PetscCall(PetscOptionsBool("-compare", "also solve with PETSc's type underneath", nullptr,
+                             compare, &compare, nullptr));
   PetscOptionsEnd();
   if (has_file) {
     p.mtx = file;
@@ -151,12 +255,20 @@ PetscErrorCode Run() {
                           "3D Poisson %" PetscInt_FMT "^3: %" PetscInt_FMT " unknowns\n", p.n,
                           p.rows));
   }
-  PetscCall(SolveWith(p, type, &its));
+  PetscCall(SolveWith(p, type, &hola));
+  NativeType(type, native, sizeof(native));
   if (compare) {
-    PetscCall(SolveWith(p, MATAIJ, &its_native));
+    PetscCall(SolveWith(p, native, &base));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                          "%s iterations as native aij (%" PetscInt_FMT " vs %" PetscInt_FMT ")\n",
-                          its == its_native ? "same" : "DIFFERENT", its, its_native));
+                          "%s iterations as native %s (%" PetscInt_FMT " vs %" PetscInt_FMT ")\n",
+                          hola.its == base.its ? "same" : "DIFFERENT", native, hola.its, base.its));
+    // Kernel times where PETSc measured them (-log_view_gpu_time), else event times.
+    const bool gpu = hola.mult.gpu_seconds > 0 && base.mult.gpu_seconds > 0;
+    const double th = gpu ? hola.mult.gpu_seconds : hola.mult.seconds;
+    const double tb = gpu ? base.mult.gpu_seconds : base.mult.seconds;
+    if (tb > 0)
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "MatMult %s time %s / %s: %.3f\n",
+                            gpu ? "GPU" : "event", type, native, th / tb));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,8 +1,13 @@
 /* A PETSc program that knows nothing of Hola: run it with
-   -dll_append <build>/adapters/petsc/libholapetsc.so -mat_type holaaij. It checks that MatMult
-   of the matrix from the options equals PETSc's AIJ and that the matrix's MatMult is not
-   PETSc's own (Hola's operations were installed). */
+   -dll_append <build>/adapters/petsc/libholapetsc.so -mat_type holaaij (or holaaijcusparse with
+   -ref_mat_type aijcusparse). It checks that MatMult of the matrix from the options equals the
+   reference type's (default aij) and that the matrix's MatMult is not PETSc's own (Hola's
+   operations were installed). With -skip_without_cuda_device it exits with 77 (skipped) where
+   PETSc cannot start a CUDA device. */
 #include <petscmat.h>
+#if defined(PETSC_HAVE_CUDA)
+#include <petscdevice.h>
+#endif
 
 #if !PETSC_VERSION_GE(3, 19, 0)
 #define PETSC_SUCCESS 0
@@ -33,6 +38,21 @@ static PetscErrorCode Build(Mat A, PetscInt n) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* True when PETSc has CUDA and can start a device on every rank. */
+static PetscErrorCode HaveCudaDevice(PetscBool* have) {
+  int local = 0, all = 0;
+
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  local = PetscDeviceInitialize(PETSC_DEVICE_CUDA) == PETSC_SUCCESS;
+  PetscCall(PetscPopErrorHandler());
+#endif
+  PetscCallMPI(MPI_Allreduce(&local, &all, 1, MPI_INT, MPI_MIN, PETSC_COMM_WORLD));
+  *have = all ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char** argv) {
   Mat A, R;
   Vec x, y, yr;
@@ -40,13 +60,25 @@ int main(int argc, char** argv) {
   OpPtr fa, fr;
   MatType t;
   PetscInt n = 10;
+  PetscBool skip_without = PETSC_FALSE, have;
+  char ref_type[64] = "aij";
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-skip_without_cuda_device", &skip_without, NULL));
+  if (skip_without) {
+    PetscCall(HaveCudaDevice(&have));
+    if (!have) {
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "SKIPPED: no CUDA device\n"));
+      PetscCall(PetscFinalize());
+      return 77;
+    }
+  }
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-ref_mat_type", ref_type, sizeof(ref_type), NULL));
   PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
   PetscCall(MatSetFromOptions(A));
   PetscCall(Build(A, n));
   PetscCall(MatCreate(PETSC_COMM_WORLD, &R));
-  PetscCall(MatSetType(R, MATAIJ));
+  PetscCall(MatSetType(R, ref_type));
   PetscCall(Build(R, n));
   PetscCall(MatCreateVecs(A, &x, &y));
   PetscCall(VecDuplicate(y, &yr));
@@ -61,8 +93,9 @@ int main(int argc, char** argv) {
   PetscCall(MatGetType(A, &t));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "type %s, relative error %g, MatMult replaced: %s\n", t,
                         (double)(e / nr), fa != fr ? "yes" : "no"));
-  PetscCheck(e <= 1e-12 * nr, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "MatMult differs from AIJ");
-  PetscCheck(fa != fr, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "holaaij did not install its MatMult");
+  PetscCheck(e <= 1e-12 * nr, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "MatMult differs from %s",
+             ref_type);
+  PetscCheck(fa != fr, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s did not install its MatMult", t);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PASSED\n"));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));

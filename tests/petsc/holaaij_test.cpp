@@ -1,8 +1,13 @@
-// holaaij against PETSc's own AIJ: every product, KSP iteration counts, duplicates, new values,
-// new nonzeros, MatBindToCPU, COO assembly and LSQR on a rectangular matrix. Run with 1, 2 and 4
-// ranks; with more than one rank the last rank owns no rows. Exit code 0 when every check passed.
+// A Hola matrix type against PETSc's own type it is built on: holaaij vs aij (default), or
+// holaaijcusparse vs aijcusparse with -hola_test_type holaaijcusparse. Every product, KSP
+// iteration counts, duplicates, new values (no new analysis), new nonzeros, MatBindToCPU (the GPU
+// type hands the products back to PETSc while bound), COO assembly and LSQR on a rectangular
+// matrix. Run with 1, 2 and 4 ranks; with more than one rank the last rank owns no rows.
+// Exit code 0 when every check passed, 77 (skipped) for the GPU type without a usable GPU.
 #include <petscksp.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "hola/petsc.h"
@@ -14,6 +19,13 @@
 namespace {
 
 int failures = 0;
+// The type under test and PETSc's type it is built on (the reference).
+const char* test_type = MATHOLAAIJ;
+const char* ref_type = MATAIJ;
+bool gpu_type = false;
+// GPU transposes and long rows use atomics: rounding may differ run to run, so a Krylov solve may
+// take one iteration more or less than PETSc's.
+PetscInt its_slack = 0;
 
 PetscErrorCode Check(bool ok, const char* what, double value) {
   PetscFunctionBegin;
@@ -82,16 +94,26 @@ PetscErrorCode RelDiff(Vec a, Vec ref, PetscReal* rel) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// All products of A against R; also checks that Hola's kernels ran.
-PetscErrorCode Compare(const char* what, Mat A, Mat R) {
+// Sum over the ranks.
+PetscErrorCode SumAll(PetscInt local, PetscInt* total) {
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(&local, total, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+enum class Expect { hola, fallback };
+
+// All products of A against R; also checks that Hola's kernels ran (or, with Expect::fallback,
+// that every product went to PETSc's own operations).
+PetscErrorCode Compare(const char* what, Mat A, Mat R, Expect expect = Expect::hola) {
   Vec x, y, yr, w, xt, zt, ztr, wt;
   PetscReal e;
-  PetscInt before, after;
+  PetscInt before, after, fb_before, fb_after;
   char label[128];
   const PetscReal tol = 1e-12;
 
   PetscFunctionBegin;
-  PetscCall(HolaPetscGetStats(A, &before, nullptr, nullptr));
+  PetscCall(HolaPetscGetStats(A, &before, &fb_before, nullptr));
   PetscCall(MatCreateVecs(A, &x, &y));
   PetscCall(VecDuplicate(y, &yr));
   PetscCall(VecDuplicate(y, &w));
@@ -139,11 +161,17 @@ PetscErrorCode Compare(const char* what, Mat A, Mat R) {
   PetscCall(PetscSNPrintf(label, sizeof(label), "%s: MatMultTransposeAdd z==y", what));
   PetscCall(Check(e <= tol, label, e));
 
-  PetscCall(HolaPetscGetStats(A, &after, nullptr, nullptr));
-  PetscInt calls = after - before, total = 0;
-  PetscCallMPI(MPI_Allreduce(&calls, &total, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
-  PetscCall(PetscSNPrintf(label, sizeof(label), "%s: Hola kernel calls", what));
-  PetscCall(Check(total > 0, label, (double)total));
+  PetscCall(HolaPetscGetStats(A, &after, &fb_after, nullptr));
+  PetscInt calls, fallbacks;
+  PetscCall(SumAll(after - before, &calls));
+  PetscCall(SumAll(fb_after - fb_before, &fallbacks));
+  if (expect == Expect::hola) {
+    PetscCall(PetscSNPrintf(label, sizeof(label), "%s: Hola kernel calls", what));
+    PetscCall(Check(calls > 0, label, (double)calls));
+  } else {
+    PetscCall(PetscSNPrintf(label, sizeof(label), "%s: PETSc's products, no Hola kernel", what));
+    PetscCall(Check(calls == 0 && fallbacks > 0, label, (double)fallbacks));
+  }
 
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
@@ -185,7 +213,7 @@ PetscErrorCode SolveBoth(const char* what, Mat A, Mat R, KSPType type) {
   PetscCall(Solve(R, type, &ir));
   PetscCall(PetscSNPrintf(label, sizeof(label), "%s: KSP %s its %d == native %d", what, type,
                           (int)ia, (int)ir));
-  PetscCall(Check(ia == ir && ia > 0, label, (double)ia));
+  PetscCall(Check(PetscAbsInt(ia - ir) <= its_slack && ia > 0, label, (double)ia));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -250,10 +278,10 @@ PetscErrorCode RunCoo(PetscInt n) {
   PetscBool attached;
   PetscFunctionBegin;
   PetscCall(CooPattern(n, &ci, &cj));
-  PetscCall(CreateCoo(MATHOLAAIJ, n, ci, cj, &A));
-  PetscCall(CreateCoo(MATAIJ, n, ci, cj, &R));
+  PetscCall(CreateCoo(test_type, n, ci, cj, &A));
+  PetscCall(CreateCoo(ref_type, n, ci, cj, &R));
   PetscCall(HolaPetscIsAttached(A, &attached));
-  PetscCall(Check(attached == PETSC_TRUE, "COO: holaaij carries Hola's operations", 0));
+  PetscCall(Check(attached == PETSC_TRUE, "COO: the matrix carries Hola's operations", 0));
   CooValues(ci, cj, 0, &v);
   PetscCall(MatSetValuesCOO(A, v.data(), INSERT_VALUES));
   PetscCall(MatSetValuesCOO(R, v.data(), INSERT_VALUES));
@@ -353,8 +381,8 @@ PetscErrorCode RunLsqr(PetscInt n) {
   char label[128];
   const PetscInt N = n * n;
   PetscFunctionBegin;
-  PetscCall(CreateTall(MATHOLAAIJ, N, &A));
-  PetscCall(CreateTall(MATAIJ, N, &R));
+  PetscCall(CreateTall(test_type, N, &A));
+  PetscCall(CreateTall(ref_type, N, &R));
   PetscCall(Compare("LSQR tall", A, R));
   PetscCall(MatCreateVecs(R, &xt, &b));
   PetscCall(VecDuplicate(xt, &u));
@@ -367,7 +395,7 @@ PetscErrorCode RunLsqr(PetscInt n) {
   PetscCall(HolaPetscGetStats(A, &after, nullptr, nullptr));
   PetscCall(SolveLsqr(R, b, ur, &ir));
   PetscCall(PetscSNPrintf(label, sizeof(label), "LSQR: its %d == native %d", (int)ia, (int)ir));
-  PetscCall(Check(ia == ir && ia > 0, label, (double)ia));
+  PetscCall(Check(PetscAbsInt(ia - ir) <= its_slack && ia > 0, label, (double)ia));
   PetscCall(RelDiff(u, ur, &e));
   PetscCall(Check(e <= 1e-10, "LSQR: solution == native", e));
   PetscCall(RelDiff(u, xt, &e));
@@ -394,6 +422,30 @@ PetscErrorCode RunLsqr(PetscInt n) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// Analyses (structure changes seen) summed over the ranks.
+PetscErrorCode Analyses(Mat A, PetscInt* total) {
+  PetscInt local;
+  PetscFunctionBegin;
+  PetscCall(HolaPetscGetStats(A, nullptr, nullptr, &local));
+  PetscCall(SumAll(local, total));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The matrix keeps the type name of PETSc's type it is built on (seqaij, mpiaijcusparse, ...).
+PetscErrorCode CheckTypeName(Mat A) {
+  MatType type;
+  PetscMPIInt size;
+  char expected[64], label[128];
+  PetscFunctionBegin;
+  PetscCall(MatGetType(A, &type));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(PetscSNPrintf(expected, sizeof(expected), "%s%s", size == 1 ? "seq" : "mpi",
+                          gpu_type ? "aijcusparse" : "aij"));
+  PetscCall(PetscSNPrintf(label, sizeof(label), "type name %s == %s", type, expected));
+  PetscCall(Check(std::strcmp(type, expected) == 0, label, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode Run() {
   Mat A, R, S, RS, D;
   PetscInt n = 16;
@@ -401,17 +453,18 @@ PetscErrorCode Run() {
 
   PetscFunctionBegin;
   PetscCall(PetscOptionsGetInt(nullptr, nullptr, "-n", &n, nullptr));
-  PetscCall(Create(MATHOLAAIJ, n, &A));
-  PetscCall(Create(MATAIJ, n, &R));
+  PetscCall(Create(test_type, n, &A));
+  PetscCall(Create(ref_type, n, &R));
   PetscCall(Fill(A, n, 0.0, PETSC_FALSE));
   PetscCall(Fill(R, n, 0.0, PETSC_FALSE));
   PetscCall(HolaPetscIsAttached(A, &attached));
-  PetscCall(Check(attached == PETSC_TRUE, "holaaij carries Hola's operations", 0));
+  PetscCall(Check(attached == PETSC_TRUE, "the matrix carries Hola's operations", 0));
+  PetscCall(CheckTypeName(A));
   PetscCall(Compare("assembled", A, R));
 
   // Symmetric positive definite copy for CG (no convection term).
-  PetscCall(Create(MATHOLAAIJ, n, &S));
-  PetscCall(Create(MATAIJ, n, &RS));
+  PetscCall(Create(test_type, n, &S));
+  PetscCall(Create(ref_type, n, &RS));
   for (Mat M : {S, RS}) {
     PetscCall(MatZeroEntries(M));
     PetscInt rs, re;
@@ -437,16 +490,26 @@ PetscErrorCode Run() {
   PetscCall(Compare("MatDuplicate", D, R));
   PetscCall(MatDestroy(&D));
 
+  PetscInt an0, an1, an2;
+  PetscCall(Analyses(A, &an0));
   PetscCall(Fill(A, n, 1.0, PETSC_FALSE));  // same pattern, new values
   PetscCall(Fill(R, n, 1.0, PETSC_FALSE));
   PetscCall(Compare("new values", A, R));
+  PetscCall(Analyses(A, &an1));
+  PetscCall(Check(an1 == an0, "new values: no new analysis", (double)(an1 - an0)));
   PetscCall(Fill(A, n, 1.0, PETSC_TRUE));  // new nonzeros after assembly
   PetscCall(Fill(R, n, 1.0, PETSC_TRUE));
   PetscCall(Compare("new nonzeros", A, R));
+  PetscCall(Analyses(A, &an2));
+  PetscMPIInt size;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  // In parallel PETSc may replace the blocks instead (new blocks, new counters).
+  if (size == 1) PetscCall(Check(an2 > an1, "new nonzeros: new analysis", (double)(an2 - an1)));
   PetscCall(SolveBoth("new nonzeros", A, R, KSPGMRES));
 
   PetscCall(MatBindToCPU(A, PETSC_TRUE));
-  PetscCall(Compare("MatBindToCPU(true)", A, R));
+  // The GPU type leaves a bound matrix to PETSc; MatBindToCPU is a no-op on CPU types.
+  PetscCall(Compare("MatBindToCPU(true)", A, R, gpu_type ? Expect::fallback : Expect::hola));
   PetscCall(MatBindToCPU(A, PETSC_FALSE));
   PetscCall(Compare("MatBindToCPU(false)", A, R));
 
@@ -462,9 +525,43 @@ PetscErrorCode Run() {
 
 }  // namespace
 
+// Reads -hola_test_type; *skip when the GPU type cannot run here (on any rank).
+PetscErrorCode SelectType(bool* skip) {
+  static char name[64] = MATHOLAAIJ;
+  PetscFunctionBegin;
+  *skip = false;
+  PetscCall(
+      PetscOptionsGetString(nullptr, nullptr, "-hola_test_type", name, sizeof(name), nullptr));
+  if (std::strcmp(name, MATHOLAAIJ) == 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(std::strcmp(name, MATHOLAAIJCUSPARSE) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+             "-hola_test_type must be %s or %s, not %s", MATHOLAAIJ, MATHOLAAIJCUSPARSE, name);
+  PetscBool here;
+  PetscMPIInt local, all;
+  PetscCall(HolaPetscDeviceAvailable(&here));
+  local = here ? 1 : 0;
+  PetscCallMPI(MPI_Allreduce(&local, &all, 1, MPI_INT, MPI_MIN, PETSC_COMM_WORLD));
+  if (!all) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "SKIPPED: %s needs a CUDA GPU and a PETSc built with CUDA\n", name));
+    *skip = true;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  test_type = MATHOLAAIJCUSPARSE;
+  ref_type = MATAIJCUSPARSE;
+  gpu_type = true;
+  its_slack = 1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char** argv) {
+  bool skip;
   PetscCall(PetscInitialize(&argc, &argv, nullptr, nullptr));
   PetscCall(HolaPetscRegister());
+  PetscCall(SelectType(&skip));
+  if (skip) {
+    PetscCall(PetscFinalize());
+    return 77;
+  }
   PetscCall(Run());
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %d failure(s)\n", failures ? "FAILED" : "PASSED",
                         failures));

@@ -1,6 +1,8 @@
-/* Hola for PETSc: the holaaij matrix type (CPU kernels on MATSEQAIJ / MATMPIAIJ storage).
+/* Hola for PETSc: the matrix types holaaij (CPU kernels on MATSEQAIJ / MATMPIAIJ storage) and,
+   when the library was built against a PETSc with CUDA, holaaijcusparse (GPU kernels on
+   MATSEQAIJCUSPARSE / MATMPIAIJCUSPARSE storage). The matrices keep PETSc's type names.
 
-   Use it without linking: -dll_append <prefix>/lib/libholapetsc.so -mat_type holaaij
+   Use it without linking: -dll_append <prefix>/lib/libholapetsc.so -mat_type holaaijcusparse
    or link libholapetsc and call HolaPetscRegister() after PetscInitialize().
    Options (with the matrix prefix): -mat_hola_kernel <name>, -mat_hola_deterministic,
    -mat_hola_view. */
@@ -9,8 +11,10 @@
 #include <petscmat.h>
 
 #define MATHOLAAIJ "holaaij"
+#define MATHOLAAIJCUSPARSE "holaaijcusparse"
 
-/* Registers holaaij with MatRegister(); safe to call more than once. */
+/* Registers holaaij (and holaaijcusparse where built) with MatRegister(); safe to call more than
+   once. */
 PETSC_EXTERN PetscErrorCode HolaPetscRegister(void);
 
 /* Entry point PETSc calls when the library is loaded with -dll_append. */
@@ -21,5 +25,10 @@ PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_holapetsc(void);
 PETSC_EXTERN PetscErrorCode HolaPetscGetStats(Mat A, PetscInt* kernel_calls, PetscInt* fallbacks,
                                               PetscInt* analyses);
 
-/* True when A carries Hola's operations (holaaij, its duplicates and blocks). */
+/* True when A carries Hola's operations (holaaij, holaaijcusparse, their duplicates and
+   blocks). */
 PETSC_EXTERN PetscErrorCode HolaPetscIsAttached(Mat A, PetscBool* attached);
+
+/* True when holaaijcusparse is registered and this process sees a usable CUDA GPU. Not
+   collective: ranks may differ. */
+PETSC_EXTERN PetscErrorCode HolaPetscDeviceAvailable(PetscBool* available);

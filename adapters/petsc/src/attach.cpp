@@ -1,0 +1,268 @@
+// The matrix keeps PETSc's type name (PETSc compares type names in many places); only the
+// function pointers of the product operations are replaced. PETSc's originals are kept in a
+// container composed with the matrix and are used as fallback. For MPIAIJ matrices the outer
+// operations stay PETSc's (scatter / compute overlap); the diagonal and off-diagonal blocks are
+// re-hooked lazily before every product because PETSc recreates them (preallocation, disassembly,
+// COO assembly, ...).
+#include "attach.hpp"
+
+#include <new>
+
+#include "hola/petsc.h"
+#include "hola/registry.hpp"
+
+namespace hola_petsc {
+
+namespace {
+
+constexpr const char* kCtxKey = "Hola_PetscCtx";
+
+PetscErrorCode CtxDestroy(HOLA_CTX_DESTROY_ARG arg) {
+  delete static_cast<Ctx*>(HOLA_CTX_DESTROY_PTR(arg));
+  return PETSC_SUCCESS;
+}
+
+// ---- MPI: PETSc's outer products, our blocks ----
+PetscErrorCode EnsureBlocks(Mat A, Ctx* ctx) {
+  Mat blk[2] = {nullptr, nullptr};
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], nullptr));
+  for (Mat b : blk) {
+    if (!b) continue;
+    HolaOpPtr f = nullptr;
+    PetscCall(MatGetOperation(b, MATOP_MULT, &f));
+    if (f != (HolaOpPtr)ctx->seq->mult) PetscCall(Attach(b, ctx->settings, *ctx->seq));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode MultMPI(Mat A, Vec x, Vec y) {
+  Ctx* ctx;
+  PetscFunctionBegin;
+  PetscCall(GetAttachedCtx(A, &ctx));
+  PetscCall(EnsureBlocks(A, ctx));
+  PetscCall(ctx->mult(A, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode MultAddMPI(Mat A, Vec x, Vec y, Vec z) {
+  Ctx* ctx;
+  PetscFunctionBegin;
+  PetscCall(GetAttachedCtx(A, &ctx));
+  PetscCall(EnsureBlocks(A, ctx));
+  PetscCall(ctx->multadd(A, x, y, z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode MultTransposeMPI(Mat A, Vec x, Vec y) {
+  Ctx* ctx;
+  PetscFunctionBegin;
+  PetscCall(GetAttachedCtx(A, &ctx));
+  PetscCall(EnsureBlocks(A, ctx));
+  PetscCall(ctx->multtranspose(A, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode MultTransposeAddMPI(Mat A, Vec x, Vec y, Vec z) {
+  Ctx* ctx;
+  PetscFunctionBegin;
+  PetscCall(GetAttachedCtx(A, &ctx));
+  PetscCall(EnsureBlocks(A, ctx));
+  PetscCall(ctx->multtransposeadd(A, x, y, z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// ---- operations that must survive PETSc's resets ----
+PetscErrorCode Duplicate(Mat A, MatDuplicateOption o, Mat* B) {
+  Ctx* ctx;
+  PetscFunctionBegin;
+  PetscCall(GetAttachedCtx(A, &ctx));
+  PetscCall(ctx->duplicate(A, o, B));
+  PetscCall(Attach(*B, ctx->settings, *ctx->seq));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode BindToCPU(Mat A, PetscBool flg) {
+  Ctx* ctx;
+  PetscFunctionBegin;
+  PetscCall(GetAttachedCtx(A, &ctx));
+  PetscCall(ctx->bindtocpu(A, flg));  // PETSc rewrites the product ops here
+  // Record them again as fallback and re-install ours (a copy: Attach may reset settings).
+  const Settings settings = ctx->settings;
+  PetscCall(Attach(A, settings, *ctx->seq));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <class T>
+PetscErrorCode Swap(Mat A, MatOperation op, T* saved, T ours) {
+  HolaOpPtr cur = nullptr;
+  PetscFunctionBegin;
+  PetscCall(MatGetOperation(A, op, &cur));
+  if (cur != (HolaOpPtr)ours) *saved = (T)cur;
+  if (*saved) PetscCall(MatSetOperation(A, op, (HolaOpPtr)ours));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+}  // namespace
+
+PetscErrorCode GetCtx(Mat A, PetscBool create, Ctx** ctx) {
+  PetscContainer c = nullptr;
+
+  PetscFunctionBegin;
+  *ctx = nullptr;
+  PetscCall(PetscObjectQuery((PetscObject)A, kCtxKey, (PetscObject*)&c));
+  if (c) {
+    void* p = nullptr;
+    PetscCall(PetscContainerGetPointer(c, &p));
+    *ctx = static_cast<Ctx*>(p);
+  } else if (create) {
+    Ctx* n = new (std::nothrow) Ctx();
+    PetscCheck(n, PETSC_COMM_SELF, PETSC_ERR_MEM, "Hola: out of memory");
+    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+    PetscCall(PetscContainerSetPointer(c, n));
+    PetscCall(HolaContainerSetDestroy(c, CtxDestroy));
+    PetscCall(PetscObjectCompose((PetscObject)A, kCtxKey, (PetscObject)c));
+    PetscCall(PetscContainerDestroy(&c));
+    *ctx = n;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GetAttachedCtx(Mat A, Ctx** ctx) {
+  PetscFunctionBegin;
+  PetscCall(GetCtx(A, PETSC_FALSE, ctx));
+  PetscCheck(*ctx, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "Hola: the matrix has Hola's operations but not their context");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ReadSettings(Mat A, Settings* s) {
+  char kernel[64];
+  PetscBool set = PETSC_FALSE, flg;
+  const std::string names = hola::KernelRegistry::names();
+
+  PetscFunctionBegin;
+  const char* prefix = nullptr;
+  PetscCall(MatGetOptionsPrefix(A, &prefix));
+  PetscCall(PetscStrncpy(kernel, s->kernel.c_str(), sizeof(kernel)));
+  PetscOptionsBegin(PetscObjectComm((PetscObject)A), prefix, "Hola SpMV options", "Mat");
+  PetscCall(PetscOptionsString("-mat_hola_kernel", ("Hola SpMV kernel: " + names).c_str(),
+                               "MatMult", kernel, kernel, sizeof(kernel), &set));
+  flg = s->deterministic ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscOptionsBool("-mat_hola_deterministic",
+                             "Bitwise reproducible products (no floating-point atomics)", "MatMult",
+                             flg, &flg, nullptr));
+  s->deterministic = flg == PETSC_TRUE;
+  flg = s->view ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscOptionsBool("-mat_hola_view", "Print the kernel Hola chose and why", "MatMult",
+                             flg, &flg, nullptr));
+  s->view = flg == PETSC_TRUE;
+  PetscOptionsEnd();
+  PetscCheck(hola::KernelRegistry::find(kernel), PetscObjectComm((PetscObject)A),
+             PETSC_ERR_ARG_OUTOFRANGE, "Hola: unknown -mat_hola_kernel '%s' (known: %s)", kernel,
+             names.c_str());
+  s->kernel = kernel;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Attach(Mat A, const Settings& settings, const SeqOps& seq) {
+  Ctx* ctx;
+  PetscBool mpi;
+  MatFactorType ft;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetFactorType(A, &ft));
+  if (ft != MAT_FACTOR_NONE) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));  // also mpiaijcusparse
+  PetscCall(GetCtx(A, PETSC_TRUE, &ctx));
+#if HOLA_PETSC_SCALAR_SUPPORTED
+  if (ctx->settings.kernel != settings.kernel ||
+      ctx->settings.deterministic != settings.deterministic || ctx->seq != &seq) {
+    ctx->op.reset();
+    ctx->analyses_seen = 0;
+  }
+#endif
+  ctx->settings = settings;
+  ctx->seq = &seq;
+  if (mpi) {
+    PetscCall(Swap<MultFn>(A, MATOP_MULT, &ctx->mult, MultMPI));
+    PetscCall(Swap<MultAddFn>(A, MATOP_MULT_ADD, &ctx->multadd, MultAddMPI));
+    PetscCall(Swap<MultFn>(A, MATOP_MULT_TRANSPOSE, &ctx->multtranspose, MultTransposeMPI));
+    PetscCall(
+        Swap<MultAddFn>(A, MATOP_MULT_TRANSPOSE_ADD, &ctx->multtransposeadd, MultTransposeAddMPI));
+  } else {
+    PetscCall(Swap<MultFn>(A, MATOP_MULT, &ctx->mult, seq.mult));
+    PetscCall(Swap<MultAddFn>(A, MATOP_MULT_ADD, &ctx->multadd, seq.multadd));
+    PetscCall(Swap<MultFn>(A, MATOP_MULT_TRANSPOSE, &ctx->multtranspose, seq.multtranspose));
+    PetscCall(
+        Swap<MultAddFn>(A, MATOP_MULT_TRANSPOSE_ADD, &ctx->multtransposeadd, seq.multtransposeadd));
+  }
+  PetscCall(Swap<DupFn>(A, MATOP_DUPLICATE, &ctx->duplicate, Duplicate));
+  // CPU-only PETSc types have no bind-to-CPU op: then it stays unset.
+  PetscCall(Swap<BindFn>(A, MATOP_BIND_TO_CPU, &ctx->bindtocpu, BindToCPU));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if HOLA_PETSC_SCALAR_SUPPORTED
+void SetupOperator(Ctx* ctx, const hola::CsrView<PetscScalar, PetscInt, PetscInt>& view,
+                   PetscObjectState state) {
+  if (!ctx->op) {
+    hola::OperatorOptions o;
+    o.kernel = ctx->settings.kernel;
+    o.deterministic = ctx->settings.deterministic;
+    ctx->op = std::make_unique<HolaOperator>(o);
+  }
+  ctx->op->setup(view, static_cast<std::uint64_t>(state));
+}
+
+PetscErrorCode ViewOnce(Ctx* ctx, PetscInt rows, PetscInt cols, PetscInt nnz) {
+  PetscFunctionBegin;
+  if (!ctx->settings.view || ctx->viewed || !ctx->op || !ctx->op->is_setup())
+    PetscFunctionReturn(PETSC_SUCCESS);
+  ctx->viewed = true;
+  PetscMPIInt rank;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  const std::string kernel_t = ctx->op->kernel_name(hola::Op::T);
+  PetscCall(PetscPrintf(
+      PETSC_COMM_SELF,
+      "[%d] Hola (%s): local block %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT
+      " nonzeros: kernel %s (op T: %s); %s\n",
+      (int)rank, ctx->seq->name, rows, cols, nnz, ctx->op->kernel_name(hola::Op::N).c_str(),
+      kernel_t.empty() ? "PETSc's" : kernel_t.c_str(), ctx->op->selection_reason().c_str()));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+}  // namespace hola_petsc
+
+using hola_petsc::Ctx;
+using hola_petsc::GetCtx;
+
+PETSC_EXTERN PetscErrorCode HolaPetscGetStats(Mat A, PetscInt* kernel_calls, PetscInt* fallbacks,
+                                              PetscInt* analyses) {
+  Mat blk[2] = {A, nullptr};
+  PetscBool mpi;
+  PetscInt k = 0, f = 0, r = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
+  if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], nullptr));
+  for (Mat b : blk) {
+    Ctx* ctx = nullptr;
+    if (!b) continue;
+    PetscCall(GetCtx(b, PETSC_FALSE, &ctx));
+    if (!ctx) continue;
+    k += ctx->kernel_calls;
+    f += ctx->fallbacks;
+#if HOLA_PETSC_SCALAR_SUPPORTED
+    if (ctx->op) r += (PetscInt)ctx->op->analysis_count();
+#endif
+  }
+  if (kernel_calls) *kernel_calls = k;
+  if (fallbacks) *fallbacks = f;
+  if (analyses) *analyses = r;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_EXTERN PetscErrorCode HolaPetscIsAttached(Mat A, PetscBool* attached) {
+  Ctx* ctx = nullptr;
+  PetscFunctionBegin;
+  PetscCall(GetCtx(A, PETSC_FALSE, &ctx));
+  *attached = ctx ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

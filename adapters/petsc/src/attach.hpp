@@ -1,0 +1,85 @@
+// What holaaij (host) and holaaijcusparse (device) share: the per-matrix context composed with the
+// Mat, the swap of the product operations with PETSc's kept as fallback, the MPI wrappers that
+// re-hook the diagonal / off-diagonal blocks, and the -mat_hola_* options.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "hola/operator.hpp"
+#include "petsc_compat.hpp"
+
+namespace hola_petsc {
+
+using MultFn = PetscErrorCode (*)(Mat, Vec, Vec);
+using MultAddFn = PetscErrorCode (*)(Mat, Vec, Vec, Vec);
+using DupFn = PetscErrorCode (*)(Mat, MatDuplicateOption, Mat*);
+using BindFn = PetscErrorCode (*)(Mat, PetscBool);
+
+struct Settings {
+  std::string kernel = "auto";
+  bool deterministic = false;
+  bool view = false;
+};
+
+// The sequential products of one backend: what Attach installs on a SeqAIJ matrix or block.
+struct SeqOps {
+  const char* name;  // for messages: "holaaij", "holaaijcusparse"
+  MultFn mult, multtranspose;
+  MultAddFn multadd, multtransposeadd;
+};
+
+#if HOLA_PETSC_SCALAR_SUPPORTED
+using HolaOperator = hola::Operator<PetscScalar, PetscInt, PetscInt>;
+#endif
+
+struct Ctx {
+  // PETSc's own operations (fallback, and the MPI products we delegate to).
+  MultFn mult = nullptr, multtranspose = nullptr;
+  MultAddFn multadd = nullptr, multtransposeadd = nullptr;
+  DupFn duplicate = nullptr;
+  BindFn bindtocpu = nullptr;
+  const SeqOps* seq = nullptr;  // the backend; MPI matrices give it to their blocks
+  Settings settings;
+  bool viewed = false;
+#if HOLA_PETSC_SCALAR_SUPPORTED
+  std::unique_ptr<HolaOperator> op;  // seq matrices only, made at the first product
+#endif
+  // Device backend: the local nonzero count and the nonzero state it was read at, and the
+  // nonzero state op was last set up for.
+  PetscObjectState nnz_state = -1, op_state = -1;
+  PetscInt nnz = 0;
+  // Whether op has a kernel for A^T (not so in deterministic mode on the GPU), as of analysis
+  // number `analyses_seen`.
+  bool transpose_in_hola = true;
+  std::uint64_t analyses_seen = 0;
+  PetscInt kernel_calls = 0, fallbacks = 0;
+};
+
+// The context composed with A (created when `create` and absent; else null when absent).
+PetscErrorCode GetCtx(Mat A, PetscBool create, Ctx** ctx);
+// The context of a matrix carrying Hola's operations; an error when it has none (PETSc copied
+// the operations without the composed objects), rather than a crash.
+PetscErrorCode GetAttachedCtx(Mat A, Ctx** ctx);
+
+// Reads -mat_hola_kernel, -mat_hola_deterministic, -mat_hola_view with A's prefix; an unknown
+// kernel is an error.
+PetscErrorCode ReadSettings(Mat A, Settings* settings);
+
+// Installs Hola's products on A (a SeqAIJ* matrix gets `seq`, an MPIAIJ* matrix the MPI
+// wrappers, which hand `seq` to their blocks), recording PETSc's current ones as fallback.
+// Factored matrices are left alone. Safe to call again (after PETSc reset the operations).
+PetscErrorCode Attach(Mat A, const Settings& settings, const SeqOps& seq);
+
+#if HOLA_PETSC_SCALAR_SUPPORTED
+// Makes ctx->op at the first call, then sets it up for the CSR view: a full analysis when the
+// structure (arrays, sizes, PETSc's nonzero state) changed, else only the values pointer is
+// refreshed. Throws hola::error.
+void SetupOperator(Ctx* ctx, const hola::CsrView<PetscScalar, PetscInt, PetscInt>& view,
+                   PetscObjectState state);
+// Prints the -mat_hola_view line for this block once, after its first analysis.
+PetscErrorCode ViewOnce(Ctx* ctx, PetscInt rows, PetscInt cols, PetscInt nnz);
+#endif
+
+}  // namespace hola_petsc

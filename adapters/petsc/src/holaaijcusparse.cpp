@@ -1,0 +1,244 @@
+// holaaijcusparse: PETSc's MATSEQAIJCUSPARSE / MATMPIAIJCUSPARSE with Hola's GPU kernels behind
+// MatMult and friends (attach.cpp swaps the operations). The kernels read PETSc's own device CSR
+// arrays in place (MatSeqAIJCUSPARSEGetIJ gives full row offsets even where PETSc stores
+// compressed rows) and run on PETSc's current stream. Compiled only against a PETSc with CUDA.
+#include <petscdevice.h>
+
+#include <exception>
+#include <string>
+
+#include "attach.hpp"
+#include "hola/error.hpp"
+#include "hola/petsc.h"
+
+#if !PETSC_VERSION_GE(3, 20, 0)
+#error "holaaijcusparse needs PETSc 3.20 or newer (PetscDeviceContextGetStreamHandle)"
+#endif
+
+namespace hola_petsc {
+
+PetscErrorCode RegisterCUSPARSE();
+
+namespace {
+
+#if HOLA_PETSC_SCALAR_SUPPORTED
+
+// True when v gives a device array: a CUDA vector not bound to the CPU (PETSc copies a newer
+// host copy over first, as for its own products).
+PetscErrorCode OnDevice(Vec v, bool* ok) {
+  PetscBool cuda = PETSC_FALSE, bound = PETSC_FALSE;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)v, &cuda, VECSEQCUDA, VECMPICUDA, ""));
+  if (cuda) PetscCall(VecBoundToCPU(v, &bound));
+  *ok = cuda && !bound;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// z = op(A) x (+ y when y is given; y may be z) on the device. *done is false (and nothing was
+// touched) when the caller must use PETSc's own operation instead.
+PetscErrorCode DeviceProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, bool* done) {
+  PetscBool cusparse, bound;
+  bool ok_x, ok_y = true, ok_z;
+  PetscInt m, n;
+  PetscObjectState state;
+  PetscDeviceContext dctx;
+  PetscDeviceType dtype;
+
+  PetscFunctionBegin;
+  *done = false;
+  // PETSc's device arrays exist only for seqaijcusparse (a block PETSc made of another type
+  // keeps PETSc's products).
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJCUSPARSE, &cusparse));
+  if (!cusparse) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatBoundToCPU(A, &bound));
+  if (bound) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(OnDevice(x, &ok_x));
+  if (y) PetscCall(OnDevice(y, &ok_y));
+  PetscCall(OnDevice(z, &ok_z));
+  if (!ok_x || !ok_y || !ok_z) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(PetscDeviceContextGetDeviceType(dctx, &dtype));
+  if (dtype != PETSC_DEVICE_CUDA) PetscFunctionReturn(PETSC_SUCCESS);
+
+  PetscCall(MatGetSize(A, &m, &n));
+  PetscCall(MatGetNonzeroState(A, &state));
+  if (state != ctx->nnz_state) {  // the host count is exact and O(1); read once per structure
+    MatInfo info;
+    PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
+    ctx->nnz = (PetscInt)info.nz_used;
+    ctx->nnz_state = state;
+  }
+  const PetscInt nnz = ctx->nnz;
+  if (nnz == 0 || m == 0 || n == 0) {  // nothing to multiply (e.g. a rank without ghost columns)
+    if (!y)
+      PetscCall(VecSet(z, 0.0));
+    else if (y != z)
+      PetscCall(VecCopy(y, z));
+    *done = true;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  // PETSc's device CSR (copied there by PETSc if the host is newer, as for aijcusparse itself).
+  const PetscInt *ai = nullptr, *aj = nullptr;
+  const PetscScalar* aa = nullptr;
+  PetscCall(MatSeqAIJCUSPARSEGetIJ(A, PETSC_FALSE, &ai, &aj));
+  PetscCall(MatSeqAIJCUSPARSEGetArrayRead(A, &aa));
+
+  std::string err;
+  bool have_op = true;
+  const bool analyse = !ctx->op || !ctx->op->is_setup() || ctx->op->matrix().row_ptr != ai ||
+                       ctx->op->matrix().col_idx != aj || ctx->op->matrix().nnz != nnz ||
+                       ctx->op_state != state;
+  // An analysis runs on the default stream: PETSc's work on the matrix must be finished.
+  if (analyse) PetscCall(PetscDeviceContextSynchronize(dctx));
+  try {
+    hola::CsrView<PetscScalar, PetscInt, PetscInt> view;
+    view.rows = m;
+    view.cols = n;
+    view.nnz = nnz;
+    view.row_ptr = ai;
+    view.col_idx = aj;
+    view.values = aa;
+    view.memory = hola::Memory::device;
+    SetupOperator(ctx, view, state);
+    ctx->op_state = state;
+    if (ctx->op->analysis_count() != ctx->analyses_seen) {
+      ctx->analyses_seen = ctx->op->analysis_count();
+      ctx->transpose_in_hola = !ctx->op->kernel_name(hola::Op::T).empty();
+    }
+    // Deterministic mode may have no device transpose: PETSc's does it then.
+    have_op = op == hola::Op::N || ctx->transpose_in_hola;
+  } catch (const std::exception& e) {
+    err = e.what();
+  } catch (...) {
+    err = "unknown C++ exception";
+  }
+  if (!err.empty() || !have_op) {
+    PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(A, &aa));
+    PetscCall(MatSeqAIJCUSPARSERestoreIJ(A, PETSC_FALSE, &ai, &aj));
+    PetscCheck(err.empty(), PETSC_COMM_SELF, PETSC_ERR_LIB, "Hola: %s", err.c_str());
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  const PetscScalar *xa = nullptr, *ya = nullptr;
+  PetscScalar* za = nullptr;
+  const PetscInt nx = op == hola::Op::N ? n : m, nz = op == hola::Op::N ? m : n;
+  PetscCall(VecCUDAGetArrayRead(x, &xa));
+  if (y && y != z) PetscCall(VecCUDAGetArrayRead(y, &ya));
+  if (y == z)
+    PetscCall(VecCUDAGetArray(z, &za));
+  else
+    PetscCall(VecCUDAGetArrayWrite(z, &za));
+  if (y == z) ya = za;
+  void* handle = nullptr;
+  PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
+  void* stream = *static_cast<void**>(handle);  // a cudaStream_t; null is the default stream
+
+  PetscCall(PetscLogGpuTimeBegin());
+  try {
+    ctx->op->apply(op, PetscScalar(1), hola::ConstVec<PetscScalar>{xa, nx},
+                   y ? PetscScalar(1) : PetscScalar(0), hola::ConstVec<PetscScalar>{ya, y ? nz : 0},
+                   hola::Vec<PetscScalar>{za, nz}, stream);
+    ctx->kernel_calls++;
+  } catch (const std::exception& e) {
+    err = e.what();
+  } catch (...) {
+    err = "unknown C++ exception";
+  }
+  PetscCall(PetscLogGpuTimeEnd());
+
+  if (y == z)
+    PetscCall(VecCUDARestoreArray(z, &za));
+  else
+    PetscCall(VecCUDARestoreArrayWrite(z, &za));
+  if (y && y != z) PetscCall(VecCUDARestoreArrayRead(y, &ya));
+  PetscCall(VecCUDARestoreArrayRead(x, &xa));
+  PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(A, &aa));
+  PetscCall(MatSeqAIJCUSPARSERestoreIJ(A, PETSC_FALSE, &ai, &aj));
+  PetscCheck(err.empty(), PETSC_COMM_SELF, PETSC_ERR_LIB, "Hola: %s", err.c_str());
+  PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)nnz));
+  PetscCall(ViewOnce(ctx, m, n, nnz));
+  *done = true;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MultSeq(Mat A, Vec x, Vec y) {
+  Ctx* ctx;
+  bool done;
+  PetscFunctionBegin;
+  PetscCall(GetAttachedCtx(A, &ctx));
+  PetscCall(DeviceProduct(A, ctx, x, nullptr, y, hola::Op::N, &done));
+  if (!done) {
+    ctx->fallbacks++;
+    PetscCall(ctx->mult(A, x, y));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode MultAddSeq(Mat A, Vec x, Vec y, Vec z) {
+  Ctx* ctx;
+  bool done;
+  PetscFunctionBegin;
+  PetscCall(GetAttachedCtx(A, &ctx));
+  PetscCall(DeviceProduct(A, ctx, x, y, z, hola::Op::N, &done));
+  if (!done) {
+    ctx->fallbacks++;
+    PetscCall(ctx->multadd(A, x, y, z));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode MultTransposeSeq(Mat A, Vec x, Vec y) {
+  Ctx* ctx;
+  bool done;
+  PetscFunctionBegin;
+  PetscCall(GetAttachedCtx(A, &ctx));
+  PetscCall(DeviceProduct(A, ctx, x, nullptr, y, hola::Op::T, &done));
+  if (!done) {
+    ctx->fallbacks++;
+    PetscCall(ctx->multtranspose(A, x, y));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode MultTransposeAddSeq(Mat A, Vec x, Vec y, Vec z) {
+  Ctx* ctx;
+  bool done;
+  PetscFunctionBegin;
+  PetscCall(GetAttachedCtx(A, &ctx));
+  PetscCall(DeviceProduct(A, ctx, x, y, z, hola::Op::T, &done));
+  if (!done) {
+    ctx->fallbacks++;
+    PetscCall(ctx->multtransposeadd(A, x, y, z));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const SeqOps kDeviceOps = {MATHOLAAIJCUSPARSE, MultSeq, MultTransposeSeq, MultAddSeq,
+                           MultTransposeAddSeq};
+
+#endif  // HOLA_PETSC_SCALAR_SUPPORTED
+
+PetscErrorCode MatCreate_HolaAIJCUSPARSE(Mat A) {
+  PetscMPIInt size;
+  Settings settings;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  // The name stays PETSc's, and with it cuSPARSE's storage, vectors and preconditioners.
+  PetscCall(MatSetType(A, size == 1 ? MATSEQAIJCUSPARSE : MATMPIAIJCUSPARSE));
+  PetscCall(ReadSettings(A, &settings));
+#if HOLA_PETSC_SCALAR_SUPPORTED
+  PetscCall(Attach(A, settings, kDeviceOps));
+#else
+  PetscCall(PetscInfo(A, "Hola: unsupported scalar type, using PETSc's aijcusparse products\n"));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+}  // namespace
+
+PetscErrorCode RegisterCUSPARSE() {
+  PetscFunctionBegin;
+  PetscCall(MatRegister(MATHOLAAIJCUSPARSE, MatCreate_HolaAIJCUSPARSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+}  // namespace hola_petsc
