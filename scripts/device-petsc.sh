@@ -73,6 +73,11 @@ run_solve cg aijcusparse "${cg_args[@]}"
 for type in holaaijcusparse aijcusparse; do
   run_solve lsqr "$type" "${lsqr_args[@]}"
 done
+# The same CG with named kernels instead of auto (PETSC_EXTRA_KERNELS, e.g. "scalar hola"): what
+# the kernel choice is worth inside the solver. Logged only, not in petsc.json.
+for kernel in ${PETSC_EXTRA_KERNELS:-}; do
+  run_solve "cg-$kernel" holaaijcusparse "${cg_args[@]}" -mat_hola_kernel "$kernel" -mat_hola_view
+done
 echo "petsc: solves done ($(elapsed))"
 
 # Results.

@@ -122,7 +122,7 @@ TYPED_TEST(RowwiseTest, NamesWorkspaceAndBadOptions) {
   HOLA_TYPES;
   EXPECT_EQ((gpu::make_scalar<V, I, O>({})->name()), "scalar");
   EXPECT_EQ((gpu::make_vector<V, I, O>({})->name()), "vector");
-  EXPECT_EQ((gpu::make_vector_adaptive<V, I, O>({})->name()), "vector_adaptive");
+  EXPECT_EQ((gpu::make_vector_adaptive<V, I, O>({})->name()), "vector-adaptive");
   PlacedMatrix<DeviceMemory, V, I, O> M(gen::poisson2d(10, 10));
   auto kernel = gpu::make_vector_adaptive<V, I, O>({});
   kernel->setup(M.view(), nullptr);

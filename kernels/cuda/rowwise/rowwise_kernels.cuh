@@ -185,7 +185,7 @@ SpmvKernelPtr<V, I, O> make_vector(const KernelOptions& options) {
 
 template <class V, class I, class O>
 SpmvKernelPtr<V, I, O> make_vector_adaptive(const KernelOptions& options) {
-  return std::make_unique<cuda::rowwise::VectorKernel<V, I, O>>(options, "vector_adaptive", 0);
+  return std::make_unique<cuda::rowwise::VectorKernel<V, I, O>>(options, "vector-adaptive", 0);
 }
 
 template <class V, class I, class O>
