@@ -13,7 +13,11 @@ class HolaSpmv(CMakePackage, CudaPackage):
 
     version("main", branch="main")
 
-    variant("petsc", default=True, description="Build the PETSc adapter (holaaij) and petsc_ksp")
+    variant(
+        "petsc",
+        default=True,
+        description="Build the PETSc adapter (holaaij; holaaijcusparse with +cuda) and petsc_ksp",
+    )
     variant("mpi", default=True, description="Build with MPI (needed by the PETSc adapter)")
     variant("shared", default=True, description="Build shared libraries")
     variant("tests", default=False, description="Build the GoogleTest suites")
