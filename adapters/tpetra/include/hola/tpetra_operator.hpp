@@ -167,10 +167,7 @@ class HolaOperator : public Tpetra::Operator<SC, LO, GO, NO> {
     }
     try {
       refreshAnalysis(*A_, where);
-      if (transpose)
-        applyTranspose(X, Y, alpha, beta);
-      else
-        applyNonTranspose(X, Y, alpha, beta);
+      applyOp(X, Y, transpose ? hola::Op::T : hola::Op::N, alpha, beta);
     } catch (const hola::error& e) {
       throw hola::error(e.code(), std::string(where) + ": " + e.what());
     }
@@ -396,64 +393,50 @@ class HolaOperator : public Tpetra::Operator<SC, LO, GO, NO> {
     return !Y.isDistributed() && A_->getComm()->getSize() != 1;
   }
 
-  void applyNonTranspose(const mv_type& X, mv_type& Y, SC alpha, SC beta) const {
-    const SC zero = Teuchos::ScalarTraits<SC>::zero();
+  // Y = beta Y + alpha op(A) X through the graph's transfers. Op N imports X to the column Map
+  // (Importer) and exports the row-Map result (Exporter); the transpose runs the same plan
+  // backwards: the Exporter brings X to the row Map, the Importer sends the column-Map result
+  // back to the domain Map.
+  void applyOp(const mv_type& X, mv_type& Y, hola::Op op, SC alpha, SC beta) const {
     const auto graph = A_->getCrsGraph();
-    const auto importer = graph->getImporter();
-    const auto exporter = graph->getExporter();
-    const std::size_t nv = X.getNumVectors();
-    const bool replicated = replicatedOutput(Y);
-    const bool overwrite = beta == zero;
-    if (replicated && A_->getComm()->getRank() > 0) beta = zero;
-
-    const mv_type* Xcol = &X;
-    if (!importer.is_null()) {
-      mv_type& colMV = cached(colMV_, A_->getColMap(), nv);
-      colMV.doImport(X, *importer, Tpetra::INSERT);
-      Xcol = &colMV;
-    }
-    if (!exporter.is_null()) {
-      mv_type& rowMV = cached(rowMV_, A_->getRowMap(), nv);
-      localApply(*Xcol, rowMV, hola::Op::N, alpha, zero, rowMV_, A_->getRowMap());
-      if (overwrite)
-        Y.putScalar(zero);
-      else
-        Y.scale(beta);
-      Y.doExport(rowMV, *exporter, Tpetra::ADD_ASSIGN);
-    } else {
-      localApply(*Xcol, Y, hola::Op::N, alpha, beta, rowMV_, A_->getRowMap());
-    }
-    if (replicated) Y.reduce();
+    if (op == hola::Op::N)
+      applyThrough(X, Y, op, alpha, beta, graph->getImporter(), colMV_, A_->getColMap(),
+                   graph->getExporter(), rowMV_, A_->getRowMap());
+    else
+      applyThrough(X, Y, op, alpha, beta, graph->getExporter(), rowMV_, A_->getRowMap(),
+                   graph->getImporter(), colMV_, A_->getColMap());
   }
 
-  void applyTranspose(const mv_type& X, mv_type& Y, SC alpha, SC beta) const {
+  // in: brings X to the Map the local kernel reads (inMap); out: takes the local result
+  // (outMap) to Y's Map. Either may be null (same Maps).
+  template <class InTransfer, class OutTransfer>
+  void applyThrough(const mv_type& X, mv_type& Y, hola::Op op, SC alpha, SC beta,
+                    const Teuchos::RCP<InTransfer>& in, Teuchos::RCP<mv_type>& inMV,
+                    const Teuchos::RCP<const map_type>& inMap, const Teuchos::RCP<OutTransfer>& out,
+                    Teuchos::RCP<mv_type>& outMV,
+                    const Teuchos::RCP<const map_type>& outMap) const {
     const SC zero = Teuchos::ScalarTraits<SC>::zero();
-    const auto graph = A_->getCrsGraph();
-    const auto importer = graph->getImporter();
-    const auto exporter = graph->getExporter();
     const std::size_t nv = X.getNumVectors();
     const bool replicated = replicatedOutput(Y);
     const bool overwrite = beta == zero;
     if (replicated && A_->getComm()->getRank() > 0) beta = zero;
 
-    // The transpose runs the plan backwards: the Exporter brings X to the row Map, the Importer
-    // sends the column-Map result back to the domain Map.
-    const mv_type* Xrow = &X;
-    if (!exporter.is_null()) {
-      mv_type& rowMV = cached(rowMV_, A_->getRowMap(), nv);
-      rowMV.doImport(X, *exporter, Tpetra::INSERT);
-      Xrow = &rowMV;
+    const mv_type* Xin = &X;
+    if (!in.is_null()) {
+      mv_type& inCopy = cached(inMV, inMap, nv);
+      inCopy.doImport(X, *in, Tpetra::INSERT);
+      Xin = &inCopy;
     }
-    if (!importer.is_null()) {
-      mv_type& colMV = cached(colMV_, A_->getColMap(), nv);
-      localApply(*Xrow, colMV, hola::Op::T, alpha, zero, colMV_, A_->getColMap());
+    if (!out.is_null()) {
+      mv_type& result = cached(outMV, outMap, nv);
+      localApply(*Xin, result, op, alpha, zero, outMV, outMap);
       if (overwrite)
         Y.putScalar(zero);
       else
         Y.scale(beta);
-      Y.doExport(colMV, *importer, Tpetra::ADD_ASSIGN);
+      Y.doExport(result, *out, Tpetra::ADD_ASSIGN);
     } else {
-      localApply(*Xrow, Y, hola::Op::T, alpha, beta, colMV_, A_->getColMap());
+      localApply(*Xin, Y, op, alpha, beta, outMV, outMap);
     }
     if (replicated) Y.reduce();
   }
