@@ -7,14 +7,20 @@
 #    the real matrices, in double and float, ops N and T (hola-bench, results checked against
 #    the reference); hola-bench stops taking new matrices when the time budget is spent,
 # 4. trains and evaluates the trees (bench/selector/train.py) and generates their C++,
-# 5. plots the corpus run (bench/plot.py).
+# 5. installs the new trees into plugin/src, rebuilds hola-bench and times `auto` (setup race
+#    included) against cuSPARSE on the held-out matrices (bench/selector/validate.py adds the
+#    measured numbers to the evaluation),
+# 6. plots the corpus run (bench/plot.py).
 # Results go to $OUT (default ./device-out/selector) laid out as in the repository, 7 files:
 #   bench/selector/data/<date>-<gpu>.json.gz      hola-bench results with features
 #   bench/selector/data/<date>-<gpu>-{speedup,floor}.png
-#   bench/results/selector-<date>.json            evaluation (held-out metrics, per matrix)
+#   bench/results/selector-<date>.json            evaluation (held-out metrics, per matrix,
+#                                                 offline and measured)
+#   bench/results/selector-<date>-auto.json.gz    the hola-bench run of auto on the held-out set
 #   plugin/src/selector_tree_generated.cpp, plugin/src/selector_tree_cases.hpp
 #   selector-device.log
-# Copy them over the repository (cp -r "$OUT"/bench "$OUT"/plugin .), rebuild, run the tests.
+# Copy them over the repository (cp -r "$OUT"/bench "$OUT"/plugin .; step 5 already put the
+# trees into this checkout's plugin/src), rebuild, run the tests.
 # Environment: SELECTOR_TOTAL_S (wall-time target of the whole script, default 330),
 # SELECTOR_COUNT (corpus size, default 300), HOLA_MATRICES_DIR (default ./.carry/matrices, then
 # ../shared/matrices), HOLA_COMMIT (default: git rev-parse HEAD or ./.carry/commit),
@@ -30,7 +36,9 @@ LOG="$OUT/selector-device.log"
 log() { echo "[$(( $(date +%s) - start )) s] $*" | tee -a "$LOG"; }
 BUILD="$HOLA_ROOT/build-device"
 TOTAL="${SELECTOR_TOTAL_S:-330}"
-TRAIN_RESERVE=75  # training, plots, and the matrices still in flight when the budget ends
+# Training, plots, the matrices still in flight when the budget ends, and the measurement of
+# auto on the held-out matrices (a rebuild of hola-bench and about a third of the corpus).
+TRAIN_RESERVE=170
 
 if [ -z "${HOLA_MATRICES_DIR:-}" ]; then
   for d in "$HOLA_ROOT/.carry/matrices" "$HOLA_ROOT/../shared/matrices"; do
@@ -93,7 +101,29 @@ python3 bench/selector/train.py "$data" --commit "$HOLA_COMMIT" \
 train_rc=${PIPESTATUS[0]}
 log "train.py exit $train_rc"
 
-# 5. Plots next to the data, then compress the data.
+# 5. The new trees in the plugin, auto measured on the held-out matrices.
+if [ "$train_rc" -eq 0 ]; then
+  cp "$OUT/plugin/src/selector_tree_generated.cpp" "$OUT/plugin/src/selector_tree_cases.hpp" plugin/src/
+  eval_json="$OUT/bench/results/selector-$date_tag.json"
+  auto_json="$OUT/bench/results/selector-$date_tag-auto.json"
+  if cmake --build "$BUILD" -j "$JOBS" --target hola-bench > "$BUILD/selector-rebuild.txt" 2>&1 &&
+    python3 bench/selector/validate.py list "$eval_json" "$data" > "$BUILD/selector-heldout.txt"; then
+    log "auto on $(wc -l < "$BUILD/selector-heldout.txt") held-out matrices"
+    "$BUILD/solvers_demo/hola-bench" -m "@$BUILD/selector-heldout.txt" -p double -p float \
+      --op N --op T -k auto --warmup 3 --reps 10 --time-cap-ms 20 -j "$JOBS" \
+      --commit "$HOLA_COMMIT" --json "$auto_json" > "$BUILD/selector-auto.txt" 2>> "$LOG"
+    log "hola-bench (auto) exit $?"
+    python3 bench/selector/validate.py score "$eval_json" "$data" "$auto_json" 2>&1 | tee -a "$LOG"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || train_rc=1
+    gzip -9f "$auto_json"
+  else
+    tail -30 "$BUILD/selector-rebuild.txt" >> "$LOG"
+    log "rebuild with the new trees FAILED"
+    train_rc=1
+  fi
+fi
+
+# 6. Plots next to the data, then compress the data.
 python3 bench/plot.py "$data" >> "$LOG" 2>&1 || log "plot.py failed"
 gzip -9f "$data"
 log "done: $(cd "$OUT" && find . -type f | sort | tr '\n' ' ')"

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <sstream>
+#include <utility>
+#include <vector>
 
 #include "hola/detail/instantiate.hpp"
 #include "hola/error.hpp"
@@ -158,9 +161,66 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
       t_unavailable = e.what();
       reason += std::string("; op T unavailable: ") + e.what();
     }
+  } else {
+    t_name = n_name;
   }
   kn->setup(A, nullptr);
   if (kt) kt->setup(A, nullptr);
+#if defined(HOLA_ENABLE_CUDA)
+  if (opt.kernel == "auto" && opt.auto_trial && !opt.deterministic && A.memory == Memory::device &&
+      A.nnz > 0) {
+    // Race the tree's pick for each op against its alternatives on this matrix and keep the
+    // fastest. Every kernel object is set up once (a kernel raced for op N also runs for op
+    // T); the losers are freed at the end of this block.
+    std::vector<std::pair<std::string, SpmvKernelPtr<V, I, O>>> pool;
+    auto find = [&](const std::string& name) -> SpmvKernel<V, I, O>* {
+      for (auto& [n, k] : pool)
+        if (n == name) return k.get();
+      return nullptr;
+    };
+    pool.emplace_back(n_name, std::move(kn));
+    if (kt) pool.emplace_back(t_name, std::move(kt));
+    auto race = [&](Op op, const std::string& current,
+                    const std::vector<std::string>& alternatives) -> std::string {
+      std::vector<SpmvKernel<V, I, O>*> entrants;
+      std::vector<std::string> names;
+      auto enter = [&](const std::string& name) {
+        SpmvKernel<V, I, O>* k = find(name);
+        if (!k) {
+          SpmvKernelPtr<V, I, O> made = usable(name, op);
+          if (!made) return;
+          made->setup(A, nullptr);
+          k = made.get();
+          pool.emplace_back(name, std::move(made));
+        }
+        if (!k->supports(op)) return;
+        entrants.push_back(k);
+        names.push_back(name);
+      };
+      enter(current);
+      for (const std::string& alt : alternatives)
+        if (alt != current) enter(alt);
+      if (entrants.size() < 2) return current;
+      const std::vector<double> ms = gpu::time_kernels(entrants, op, A.rows, A.cols);
+      const auto best =
+          static_cast<std::size_t>(std::min_element(ms.begin(), ms.end()) - ms.begin());
+      std::ostringstream report;
+      report.precision(3);
+      report << "; op " << op_name(op) << " timed at setup (us per apply):";
+      for (std::size_t i = 0; i < ms.size(); ++i) report << " " << names[i] << " " << ms[i] * 1e3;
+      report << " -> " << names[best];
+      reason += report.str();
+      return names[best];
+    };
+    n_name = race(Op::N, n_name, choice.n.alternatives);
+    if (t_unavailable.empty()) t_name = race(Op::T, t_name, choice.t.alternatives);
+    for (auto& [name, k] : pool)
+      if (name == n_name) kn = std::move(k);
+    if (t_unavailable.empty() && !(t_name == n_name && kn->supports(Op::T)))
+      for (auto& [name, k] : pool)
+        if (name == t_name) kt = std::move(k);
+  }
+#endif
 
   impl_->A = A;
   impl_->key = key;

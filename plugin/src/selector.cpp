@@ -31,26 +31,31 @@ KernelSelection select_device_kernel_by_rule(Op op, bool single_precision, bool 
   // was the fastest kernel for both ops on the 7-point stencils and the small banded matrix
   // (1.3-2.1x cuSPARSE). Long rows make it serialise, so the longest row bounds it.
   if (s.rows > 0 && s.max_row <= 32 && s.mean_row() <= 12.0)
-    return {"scalar", why + "short even rows -> scalar"};
+    return {"scalar", why + "short even rows -> scalar", {}};
   if (op == Op::T) {
     // No Hola transpose beat cuSPARSE's on the irregular and long-row matrices yet.
-    if (vendor_available) return {"cusparse", why + "transpose -> cusparse"};
-    return {"hola", why + "transpose, mixed index types (no cuSPARSE) -> hola"};
+    if (vendor_available) return {"cusparse", why + "transpose -> cusparse", {}};
+    return {"hola", why + "transpose, mixed index types (no cuSPARSE) -> hola", {}};
   }
   // Double: hola was fastest or within 6 % of the best on every other anchor matrix. Single:
   // cuSPARSE ALG1 was ahead of hola on the stencils and banded matrices.
   if (single_precision && vendor_available)
-    return {"cusparse", why + "single precision -> cusparse"};
-  return {"hola", why + "-> hola"};
+    return {"cusparse", why + "single precision -> cusparse", {}};
+  return {"hola", why + "-> hola", {}};
 }
 
 KernelSelection select_device_kernel(Op op, bool single_precision, bool vendor_available,
-                                     const RowLengthStats& s) {
-  const detail::TreePick pick = detail::tree_pick(single_precision, op, detail::tree_features(s));
+                                     const MatrixFeatures& features) {
+  const RowLengthStats& s = features.lengths;
+  const StructureStats& c = features.structure;
+  const detail::TreePick pick =
+      detail::tree_pick(single_precision, op, detail::tree_features(features));
   if (!pick.kernel) return select_device_kernel_by_rule(op, single_precision, vendor_available, s);
   std::ostringstream why;
   why << "auto tree (" << (single_precision ? "float" : "double") << ", op " << op_name(op) << ", "
-      << detail::tree_provenance() << "; " << describe(s) << "): leaf " << pick.leaf << " -> "
+      << detail::tree_provenance() << "; " << describe(s) << ", group efficiency "
+      << c.group_efficiency() << ", x near in row " << c.fraction(c.row_near)
+      << ", near the row above " << c.fraction(c.neighbor_near) << "): leaf " << pick.leaf << " -> "
       << pick.kernel;
   if (is_vendor(pick.kernel) && !vendor_available) {
     // cuSPARSE needs equal column index and row offset types.
@@ -58,23 +63,36 @@ KernelSelection select_device_kernel(Op op, bool single_precision, bool vendor_a
     rule.reason = why.str() + ", which cannot take mixed index types; " + rule.reason;
     return rule;
   }
-  return {pick.kernel, why.str()};
+  KernelSelection chosen{pick.kernel, why.str(), {}};
+  auto add = [&](const char* name) {
+    if (!name || name == chosen.name || (is_vendor(name) && !vendor_available)) return;
+    for (const std::string& a : chosen.alternatives)
+      if (a == name) return;
+    chosen.alternatives.emplace_back(name);
+  };
+  add(pick.second);
+  add("cusparse");
+  return chosen;
 }
 
 template <class V, class I, class O>
 KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>& A) {
   if (A.memory == Memory::host) {
-    const KernelSelection cpu{"cpu", requested == "auto" || requested == "cpu"
-                                         ? "host memory: OpenMP CPU kernel"
-                                         : "host memory: OpenMP CPU kernel (requested '" +
-                                               requested + "' runs on the GPU only)"};
+    const KernelSelection cpu{
+        "cpu",
+        requested == "auto" || requested == "cpu"
+            ? "host memory: OpenMP CPU kernel"
+            : "host memory: OpenMP CPU kernel (requested '" + requested + "' runs on the GPU only)",
+        {}};
     return {cpu, cpu, {}, 0.0};
   }
-  if (requested != "auto") return {{requested, "requested"}, {requested, "requested"}, {}, 0.0};
+  if (requested != "auto")
+    return {{requested, "requested", {}}, {requested, "requested", {}}, {}, 0.0};
   KernelChoice choice;
 #if defined(HOLA_ENABLE_CUDA)
   const auto start = std::chrono::steady_clock::now();
-  choice.features = gpu::device_row_length_stats(A.row_ptr, A.rows, A.cols, A.nnz, nullptr);
+  choice.features =
+      gpu::device_matrix_features(A.row_ptr, A.col_idx, A.rows, A.cols, A.nnz, nullptr);
   choice.features_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 #else

@@ -15,9 +15,14 @@ struct TreeFeatures {
   float max_over_mean;   // longest row / mean row: imbalance
   float cv_row;          // std / mean row length
   float cols_over_rows;  // shape: wide > 1 > tall
+  // StructureStats as fractions of nnz: lane use of one thread per row in groups of 32 rows;
+  // x read in runs along a row; x shared with the row above (same line; within 1024 columns).
+  float group_efficiency, row_near, neighbor_near, neighbor_mid;
 };
 
-inline TreeFeatures tree_features(const RowLengthStats& s) {
+inline TreeFeatures tree_features(const MatrixFeatures& m) {
+  const RowLengthStats& s = m.lengths;
+  const StructureStats& c = m.structure;
   const double rows = static_cast<double>(s.rows), cols = static_cast<double>(s.cols);
   const double nnz = static_cast<double>(s.nnz);
   const double mean = s.rows > 0 ? nnz / rows : 0.0;
@@ -35,12 +40,18 @@ inline TreeFeatures tree_features(const RowLengthStats& s) {
   f.max_over_mean = static_cast<float>(mean > 0 ? static_cast<double>(s.max_row) / mean : 0.0);
   f.cv_row = static_cast<float>(mean > 0 ? s.std_row / mean : 0.0);
   f.cols_over_rows = static_cast<float>(s.rows > 0 ? cols / rows : 0.0);
+  f.group_efficiency = static_cast<float>(c.group_efficiency());
+  f.row_near = static_cast<float>(c.fraction(c.row_near));
+  f.neighbor_near = static_cast<float>(c.fraction(c.neighbor_near));
+  f.neighbor_mid = static_cast<float>(c.fraction(c.neighbor_mid));
   return f;
 }
 
 struct TreePick {
   const char* kernel = nullptr;  // registry name; nullptr: no tree for this combination
-  int leaf = -1;                 // leaf number in the tree (shown in the selection reason)
+  // The leaf's runner-up, timed against `kernel` (and cuSPARSE) at setup; may equal `kernel`.
+  const char* second = nullptr;
+  int leaf = -1;  // leaf number in the tree (shown in the selection reason)
 };
 
 // Generated (selector_tree_generated.cpp).

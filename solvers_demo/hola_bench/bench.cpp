@@ -372,8 +372,7 @@ PreparedMatrix prepare_matrix(const Source& source, const std::vector<std::strin
     m.rows = A.rows;
     m.cols = A.cols;
     m.nnz = A.nnz();
-    m.row_ptr = A.row_ptr;
-    m.cpu_stats = row_length_stats(A.row_ptr.data(), A.rows, A.cols);
+    m.cpu_features = matrix_features(A.row_ptr.data(), A.col_idx.data(), A.rows, A.cols);
     const bool i64 = index == "int64";
     for (const std::string& p : precisions) {
       if (p == "double" && i64) m.d64 = make_typed<double, std::int64_t>(A);
@@ -388,27 +387,36 @@ PreparedMatrix prepare_matrix(const Source& source, const std::vector<std::strin
   return m;
 }
 
-FeatureReport measure_features(const PreparedMatrix& m, const std::string& index) {
+FeatureReport measure_features(const PreparedMatrix& m) {
   FeatureReport report;
-  auto run = [&](const auto* d_row_ptr) {
+  // The GPU features of the arrays the kernels run on (the run's index type).
+  auto run = [&](const auto& host) {
+    DeviceArray d_row_ptr(host.row_ptr);
+    DeviceArray d_col_idx(host.col_idx);
     std::vector<double> ms;
     for (int r = 0; r < 6; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
-      report.stats = gpu::device_row_length_stats(d_row_ptr, m.rows, m.cols, m.nnz, nullptr);
+      report.features =
+          gpu::device_matrix_features(d_row_ptr.ptr, d_col_idx.ptr, m.rows, m.cols, m.nnz, nullptr);
       if (r > 0) ms.push_back(seconds_since(t0) * 1e3);  // the first one warms up
     }
     std::sort(ms.begin(), ms.end());
     report.features_ms = ms[ms.size() / 2];
   };
-  if (index == "int64") {
-    DeviceArray<std::int64_t> d(m.row_ptr);
-    run(d.ptr);
-  } else {
-    std::vector<std::int32_t> narrow(m.row_ptr.begin(), m.row_ptr.end());
-    DeviceArray<std::int32_t> d(narrow);
-    run(d.ptr);
+  if (m.d32)
+    run(*m.d32);
+  else if (m.f32)
+    run(*m.f32);
+  else if (m.d64)
+    run(*m.d64);
+  else if (m.f64)
+    run(*m.f64);
+  else {
+    report.mismatch = "no host copy of the matrix to compute GPU features from";
+    return report;
   }
-  const RowLengthStats &g = report.stats, &c = m.cpu_stats;
+  const RowLengthStats &g = report.features.lengths, &c = m.cpu_features.lengths;
+  const StructureStats &gs = report.features.structure, &cs = m.cpu_features.structure;
   auto close = [](double a, double b) {
     return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b));
   };
@@ -421,6 +429,12 @@ FeatureReport measure_features(const PreparedMatrix& m, const std::string& index
   else if (!close(g.std_row, c.std_row) || !close(g.gini, c.gini))
     why << "GPU features differ: std " << g.std_row << " vs " << c.std_row << ", gini " << g.gini
         << " vs " << c.gini;
+  else if (gs.nnz != cs.nnz || gs.group_slots != cs.group_slots || gs.row_near != cs.row_near ||
+           gs.neighbor_near != cs.neighbor_near || gs.neighbor_mid != cs.neighbor_mid)
+    why << "GPU structure features differ (group slots " << gs.group_slots << " vs "
+        << cs.group_slots << ", row near " << gs.row_near << " vs " << cs.row_near
+        << ", neighbour near " << gs.neighbor_near << " vs " << cs.neighbor_near
+        << ", neighbour mid " << gs.neighbor_mid << " vs " << cs.neighbor_mid << ")";
   report.mismatch = why.str();
   return report;
 }

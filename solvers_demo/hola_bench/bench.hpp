@@ -62,10 +62,9 @@ std::vector<Source> expand_sources(const std::vector<std::string>& inputs);
 struct PreparedMatrix {
   Source source;
   std::int64_t rows = 0, cols = 0, nnz = 0;
-  std::vector<std::int64_t> row_ptr;  // for the features
-  RowLengthStats cpu_stats;           // row_length_stats on the host: checks the GPU's
-  double load_s = 0;                  // generation or reading, conversion, random values
-  std::string error;                  // loading failed: why
+  MatrixFeatures cpu_features;  // matrix_features on the host: checks the GPU's
+  double load_s = 0;            // generation or reading, conversion, random values
+  std::string error;            // loading failed: why
   // Host copies with random values in [-1, 1] for each precision asked for (index type of the
   // run for both columns and offsets); null when not asked for.
   std::shared_ptr<const CsrMatrix<double, std::int32_t, std::int32_t>> d32;
@@ -78,11 +77,11 @@ PreparedMatrix prepare_matrix(const Source& source, const std::vector<std::strin
 
 // The selector's features computed on the GPU, checked against the CPU's.
 struct FeatureReport {
-  RowLengthStats stats;
-  double features_ms = 0;  // median wall time of gpu::device_row_length_stats (setup cost)
+  MatrixFeatures features;
+  double features_ms = 0;  // median wall time of gpu::device_matrix_features (setup cost)
   std::string mismatch;    // empty when the GPU and CPU statistics agree
 };
-FeatureReport measure_features(const PreparedMatrix& m, const std::string& index);
+FeatureReport measure_features(const PreparedMatrix& m);
 
 // Fixed-size pool of CPU threads running tasks in submission order.
 class ThreadPool {

@@ -67,7 +67,9 @@ class Progress {
 
 nlohmann::json matrix_json(const hola::bench::PreparedMatrix& m,
                            const hola::bench::FeatureReport* gpu) {
-  const hola::RowLengthStats& s = gpu ? gpu->stats : m.cpu_stats;
+  const hola::MatrixFeatures& f = gpu ? gpu->features : m.cpu_features;
+  const hola::RowLengthStats& s = f.lengths;
+  const hola::StructureStats& c = f.structure;
   nlohmann::json j = {{"matrix", m.source.name},
                       {"family", m.source.family},
                       {"spec", m.source.spec},
@@ -81,6 +83,14 @@ nlohmann::json matrix_json(const hola::bench::PreparedMatrix& m,
                       {"gini", s.gini},
                       {"empty_rows", s.empty_rows},
                       {"empty_fraction", s.empty_fraction()},
+                      {"group_slots", c.group_slots},
+                      {"row_near", c.row_near},
+                      {"neighbor_near", c.neighbor_near},
+                      {"neighbor_mid", c.neighbor_mid},
+                      {"group_efficiency", c.group_efficiency()},
+                      {"row_near_fraction", c.fraction(c.row_near)},
+                      {"neighbor_near_fraction", c.fraction(c.neighbor_near)},
+                      {"neighbor_mid_fraction", c.fraction(c.neighbor_mid)},
                       {"features_from", gpu ? "gpu" : "cpu"},
                       {"load_s", m.load_s}};
   if (gpu) {
@@ -188,8 +198,10 @@ int main(int argc, char** argv) {
     // precisions) about as much together.
     const unsigned loaders = std::max(1u, jobs * 2 / 5);
     const unsigned checker_threads = std::max(1u, jobs > loaders + 1 ? jobs - loaders - 1 : 1u);
+    // --features-only: the GPU features need the arrays in the run's index type (one copy).
     const std::vector<std::string> load_precisions =
-        features_only ? std::vector<std::string>{} : precisions;
+        !features_only ? precisions
+                       : (gpu ? std::vector<std::string>{"float"} : std::vector<std::string>{});
     std::atomic<bool> stopping{false};
     std::vector<hola::bench::Row> all;
     std::vector<hola::bench::PendingCheck> pending;  // rows are indices into `all`
@@ -239,7 +251,7 @@ int main(int argc, char** argv) {
           continue;
         }
         if (gpu) {
-          const hola::bench::FeatureReport f = hola::bench::measure_features(m, settings.index);
+          const hola::bench::FeatureReport f = hola::bench::measure_features(m);
           if (!f.mismatch.empty()) {
             std::fprintf(stderr, "hola-bench: %s: %s\n", m.source.name.c_str(), f.mismatch.c_str());
             failed.push_back(m.source.name + ": " + f.mismatch);

@@ -1,6 +1,7 @@
-// gpu::device_row_length_stats (the selector's features) against the CPU row_length_stats on
-// every generated family, the real matrices and shapes that stress the sort and the reduction:
-// both offset types, a non-default stream, more than 2^16 blocks of rows, one very long row.
+// gpu::device_row_length_stats and gpu::device_structure_stats (the selector's features) against
+// the CPU row_length_stats and structure_stats on every generated family, the real matrices and
+// shapes that stress the sort and the reductions: every index / offset type pair, a non-default
+// stream, more than 2^16 blocks of rows, one very long row, empty rows.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -106,6 +107,76 @@ TEST(DeviceRowLengthStats, NonDefaultStream) {
   d.upload(row_ptr);  // synchronizes the device: the non-blocking stream sees the data
   expect_same(gpu::device_row_length_stats(d.get(), A.rows, A.cols, A.nnz(), stream.get()),
               row_length_stats(A.row_ptr.data(), A.rows, A.cols), "rmat 14 on a stream");
+}
+
+// Structure statistics: integer counts, so the GPU must equal the CPU exactly.
+template <class I, class O>
+StructureStats structure_on_device(const gen::Csr64& A, cudaStream_t stream = nullptr) {
+  const std::vector<O> row_ptr(A.row_ptr.begin(), A.row_ptr.end());
+  const std::vector<I> col_idx(A.col_idx.begin(), A.col_idx.end());
+  DeviceMemory::Array<O> d_row_ptr(row_ptr.size());
+  DeviceMemory::Array<I> d_col_idx(col_idx.size());
+  d_row_ptr.upload(row_ptr);
+  d_col_idx.upload(col_idx);
+  return gpu::device_structure_stats(d_row_ptr.get(), d_col_idx.get(), A.rows, A.nnz(), stream);
+}
+
+void expect_same_structure(const StructureStats& gpu, const gen::Csr64& A,
+                           const std::string& name) {
+  SCOPED_TRACE(name);
+  const StructureStats cpu = structure_stats(A.row_ptr.data(), A.col_idx.data(), A.rows);
+  EXPECT_EQ(gpu.nnz, cpu.nnz);
+  EXPECT_EQ(gpu.group_slots, cpu.group_slots);
+  EXPECT_EQ(gpu.row_near, cpu.row_near);
+  EXPECT_EQ(gpu.neighbor_near, cpu.neighbor_near);
+  EXPECT_EQ(gpu.neighbor_mid, cpu.neighbor_mid);
+  EXPECT_GE(gpu.group_slots, gpu.nnz);
+  EXPECT_LE(gpu.neighbor_near, gpu.neighbor_mid);
+}
+
+void check_structure(const std::vector<NamedMatrix>& corpus) {
+  for (const NamedMatrix& m : corpus) {
+    expect_same_structure(structure_on_device<std::int32_t, std::int32_t>(m.A), m.A,
+                          m.name + " (int32, int32)");
+    expect_same_structure(structure_on_device<std::int32_t, std::int64_t>(m.A), m.A,
+                          m.name + " (int32, int64)");
+    expect_same_structure(structure_on_device<std::int64_t, std::int32_t>(m.A), m.A,
+                          m.name + " (int64, int32)");
+    expect_same_structure(structure_on_device<std::int64_t, std::int64_t>(m.A), m.A,
+                          m.name + " (int64, int64)");
+  }
+}
+
+TEST(DeviceStructureStats, FamilyCorpus) { check_structure(families()); }
+
+TEST(DeviceStructureStats, RealCorpus) {
+  if (reals().empty()) GTEST_SKIP() << "real matrices not found (HOLA_MATRICES_DIR)";
+  check_structure(reals());
+}
+
+TEST(DeviceStructureStats, EdgeShapes) {
+  const gen::Csr64 none = gen::empty(100, 7);
+  const StructureStats e = structure_on_device<std::int32_t, std::int32_t>(none);
+  EXPECT_EQ(e.nnz, 0);
+  EXPECT_EQ(e.group_slots, 0);
+  EXPECT_EQ(e.group_efficiency(), 0.0);
+  EXPECT_EQ((structure_on_device<std::int32_t, std::int32_t>(gen::empty(0, 0)).nnz), 0);
+  // Rows in a partial last group (33 rows: groups of 32 and 1).
+  const gen::Csr64 odd = gen::banded_normal(33, 4, 3.0, 7);
+  expect_same_structure(structure_on_device<std::int32_t, std::int32_t>(odd), odd, "33 rows");
+  // Many blocks of nonzeros, one row of a million next to short ones, a single row.
+  const gen::Csr64 skew = gen::circuit(2000000, 5, 0.3, 1, 1000000, 3.0);
+  expect_same_structure(structure_on_device<std::int32_t, std::int64_t>(skew), skew,
+                        "circuit, one long row");
+  const gen::Csr64 row = gen::single_row(100000, 50000, 4);
+  expect_same_structure(structure_on_device<std::int64_t, std::int64_t>(row), row, "one row");
+}
+
+TEST(DeviceStructureStats, NonDefaultStream) {
+  TestStream stream(TestStream::non_blocking);
+  const gen::Csr64 A = gen::rmat(14, 8, 9);
+  expect_same_structure(structure_on_device<std::int32_t, std::int32_t>(A, stream.get()), A,
+                        "rmat 14 on a stream");
 }
 
 }  // namespace

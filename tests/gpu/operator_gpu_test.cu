@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -92,16 +93,58 @@ TEST(OperatorGpu, AutoFollowsTheSelectorOnGpuFeatures) {
     Operator<double, std::int32_t, std::int32_t> op;
     op.setup(M.view());
     const auto host = M.host.view();
-    const RowLengthStats cpu = row_length_stats(host.row_ptr, host.rows, host.cols);
-    const RowLengthStats gpu_stats =
-        gpu::device_row_length_stats(M.view().row_ptr, host.rows, host.cols, host.nnz, nullptr);
-    EXPECT_EQ(gpu_stats.max_row, cpu.max_row);
-    EXPECT_EQ(gpu_stats.nnz, cpu.nnz);
+    const MatrixFeatures cpu = matrix_features(host.row_ptr, host.col_idx, host.rows, host.cols);
+    const MatrixFeatures gpu_features = gpu::device_matrix_features(
+        M.view().row_ptr, M.view().col_idx, host.rows, host.cols, host.nnz, nullptr);
+    EXPECT_EQ(gpu_features.lengths.max_row, cpu.lengths.max_row);
+    EXPECT_EQ(gpu_features.lengths.nnz, cpu.lengths.nnz);
+    EXPECT_EQ(gpu_features.structure.neighbor_near, cpu.structure.neighbor_near);
     for (Op o : {Op::N, Op::T}) {
-      const KernelSelection expected = select_device_kernel(o, false, true, gpu_stats);
-      EXPECT_EQ(op.kernel_name(o), expected.name);
+      const KernelSelection expected = select_device_kernel(o, false, true, gpu_features);
+      // The setup race keeps the tree's pick or one of its alternatives.
+      std::vector<std::string> allowed = expected.alternatives;
+      allowed.push_back(expected.name);
+      EXPECT_NE(std::find(allowed.begin(), allowed.end(), op.kernel_name(o)), allowed.end())
+          << op.kernel_name(o) << ": " << op.selection_reason();
+      if (!expected.alternatives.empty())
+        EXPECT_NE(op.selection_reason().find(std::string("op ") + op_name(o) + " timed at setup"),
+                  std::string::npos)
+            << op.selection_reason();
+      // Without the race: exactly the tree's pick, and nothing timed.
+      OperatorOptions plain;
+      plain.auto_trial = false;
+      Operator<double, std::int32_t, std::int32_t> untimed(plain);
+      untimed.setup(M.view());
+      EXPECT_EQ(untimed.kernel_name(o), expected.name);
+      EXPECT_EQ(untimed.selection_reason().find("timed at setup"), std::string::npos);
     }
   }
+}
+
+// The race at setup must leave a working Operator whatever it keeps: both ops and the
+// MatMultAdd form against the reference, on matrices where different kernels win, in both
+// precisions and with int64 offsets (no cuSPARSE among the alternatives then).
+TEST(OperatorGpu, RacedAutoGivesCorrectProducts) {
+  const std::vector<NamedMatrix> cases = {
+      {"poisson2d 300^2", gen::poisson2d(300, 300)},
+      {"circuit 200k", gen::circuit(200000, 7, 0.3, 4, 50000, 3.0)},
+      {"random 100k x 300k", gen::random_rect(100000, 300000, 6, 5)},
+      {"rmat 16", gen::rmat(16, 8, 3)}};
+  for (const NamedMatrix& m : cases) {
+    check_operator<double, std::int32_t, std::int32_t>(m.name, m.A, OperatorOptions{});
+    check_operator<float, std::int32_t, std::int32_t>(m.name, m.A, OperatorOptions{});
+    check_operator<double, std::int32_t, std::int64_t>(m.name, m.A, OperatorOptions{});
+  }
+}
+
+TEST(OperatorGpu, DeterministicAutoIsNotRaced) {
+  PlacedMatrix<DeviceMemory, double, std::int32_t, std::int32_t> M(gen::poisson2d(200, 200));
+  OperatorOptions o;
+  o.deterministic = true;
+  Operator<double, std::int32_t, std::int32_t> op(o);
+  op.setup(M.view());
+  EXPECT_EQ(op.selection_reason().find("timed at setup"), std::string::npos)
+      << op.selection_reason();
 }
 
 TEST(OperatorGpu, DeterministicModeIsReproducibleAndRefusesAtomicTransposes) {

@@ -21,6 +21,28 @@ hola::RowLengthStats stats_of(const hola::gen::Csr64& A) {
   return hola::row_length_stats(A.row_ptr.data(), A.rows, A.cols);
 }
 
+hola::MatrixFeatures features_of(const hola::detail::TreeCase& c) {
+  hola::MatrixFeatures f;
+  f.lengths.rows = c.rows;
+  f.lengths.cols = c.cols;
+  f.lengths.nnz = c.nnz;
+  f.lengths.min_row = c.min_row;
+  f.lengths.max_row = c.max_row;
+  f.lengths.empty_rows = c.empty_rows;
+  f.lengths.std_row = c.std_row;
+  f.lengths.gini = c.gini;
+  f.structure.nnz = c.nnz;
+  f.structure.group_slots = c.group_slots;
+  f.structure.row_near = c.row_near;
+  f.structure.neighbor_near = c.neighbor_near;
+  f.structure.neighbor_mid = c.neighbor_mid;
+  return f;
+}
+
+hola::MatrixFeatures all_features_of(const hola::gen::Csr64& A) {
+  return hola::matrix_features(A.row_ptr.data(), A.col_idx.data(), A.rows, A.cols);
+}
+
 // Gini and std from their definitions, O(rows^2).
 void expect_definitions(const hola::gen::Csr64& A) {
   const auto s = stats_of(A);
@@ -69,18 +91,16 @@ TEST(Selector, GeneratedTreesPickWhatPythonPicked) {
   int checked = 0;
   for (const hola::detail::TreeCase& c : hola::detail::kTreeCases) {
     if (!c.kernel) continue;  // a tree file without cases
-    hola::RowLengthStats s;
-    s.rows = c.rows;
-    s.cols = c.cols;
-    s.nnz = c.nnz;
-    s.min_row = c.min_row;
-    s.max_row = c.max_row;
-    s.empty_rows = c.empty_rows;
-    s.std_row = c.std_row;
-    s.gini = c.gini;
+    const hola::MatrixFeatures s = features_of(c);
     const hola::Op op = c.transpose ? hola::Op::T : hola::Op::N;
     const auto pick = hola::select_device_kernel(op, c.single_precision, true, s);
     EXPECT_EQ(pick.name, c.kernel) << pick.reason;
+    // The race at setup: the leaf's runner-up (when it differs) and cuSPARSE, each once.
+    std::vector<std::string> expected;
+    if (std::string(c.second) != c.kernel) expected.push_back(c.second);
+    if (std::string(c.kernel) != "cusparse" && std::string(c.second) != "cusparse")
+      expected.push_back("cusparse");
+    EXPECT_EQ(pick.alternatives, expected) << pick.reason;
     EXPECT_NE(pick.reason.find("auto tree"), std::string::npos) << pick.reason;
 #if defined(HOLA_ENABLE_CUDA)  // the registry lists GPU kernels only in CUDA builds
     EXPECT_NE(hola::KernelRegistry::find(pick.name), nullptr) << pick.name;
@@ -93,25 +113,68 @@ TEST(Selector, GeneratedTreesPickWhatPythonPicked) {
 TEST(Selector, CusparsePicksNeedEqualIndexTypes) {
   for (const hola::detail::TreeCase& c : hola::detail::kTreeCases) {
     if (!c.kernel || std::string(c.kernel).rfind("cusparse", 0) != 0) continue;
-    hola::RowLengthStats s;
-    s.rows = c.rows;
-    s.cols = c.cols;
-    s.nnz = c.nnz;
-    s.min_row = c.min_row;
-    s.max_row = c.max_row;
-    s.empty_rows = c.empty_rows;
-    s.std_row = c.std_row;
-    s.gini = c.gini;
+    const hola::MatrixFeatures s = features_of(c);
     const auto pick = hola::select_device_kernel(c.transpose ? hola::Op::T : hola::Op::N,
                                                  c.single_precision, false, s);
     EXPECT_EQ(pick.name.rfind("cusparse", 0), std::string::npos) << pick.reason;
     EXPECT_NE(pick.reason.find("mixed index types"), std::string::npos) << pick.reason;
+    for (const std::string& alt : pick.alternatives)
+      EXPECT_EQ(alt.rfind("cusparse", 0), std::string::npos) << alt;
   }
 }
 
+TEST(StructureStats, CountsOnASmallMatrix) {
+  // Rows: {0, 1, 40}, {}, {2, 3000}, {2, 50, 2000}, {1}.
+  hola::gen::Csr64 A;
+  A.rows = 5;
+  A.cols = 3001;
+  A.row_ptr = {0, 3, 3, 5, 8, 9};
+  A.col_idx = {0, 1, 40, 2, 3000, 2, 50, 2000, 1};
+  A.values.assign(9, 1.0);
+  const auto s = hola::structure_stats(A.row_ptr.data(), A.col_idx.data(), A.rows);
+  EXPECT_EQ(s.nnz, 9);
+  EXPECT_EQ(s.group_slots, 5 * 3);  // one group of 5 rows, the longest has 3
+  // Within 32 of the previous column in the row: only the 1 after the 0 (40 - 1 and 50 - 2
+  // are too far).
+  EXPECT_EQ(s.row_near, 1);
+  // Row 2 against row 1 (empty): nothing. Row 3 against row 2: 2~2 near, 50~3000 no.
+  // Row 4 against row 3: 1~2 near. Row 1 is empty.
+  EXPECT_EQ(s.neighbor_near, 2);
+  EXPECT_EQ(s.neighbor_mid, 2);
+  EXPECT_DOUBLE_EQ(s.group_efficiency(), 9.0 / 15.0);
+  EXPECT_DOUBLE_EQ(s.fraction(s.row_near), 1.0 / 9.0);
+  // Row 3's second column 2900: 100 from the 3000 above it, within the mid distance only.
+  A.col_idx[6] = 2900;
+  const auto m = hola::structure_stats(A.row_ptr.data(), A.col_idx.data(), A.rows);
+  EXPECT_EQ(m.neighbor_near, 2);
+  EXPECT_EQ(m.neighbor_mid, 3);  // 2900 is within 1024 of 3000
+  const auto none = hola::structure_stats<std::int32_t, std::int32_t>(nullptr, nullptr, 0);
+  EXPECT_EQ(none.nnz, 0);
+}
+
+TEST(StructureStats, SeparateStencilsFromRandomColumns) {
+  // Same row lengths (5 per row), different x access: the features must tell them apart.
+  const auto stencil = all_features_of(hola::gen::poisson2d(200, 200)).structure;
+  const auto random = all_features_of(hola::gen::random_rect(40000, 40000, 5, 3)).structure;
+  EXPECT_GT(stencil.fraction(stencil.neighbor_near), 0.9);
+  EXPECT_LT(random.fraction(random.neighbor_near), 0.01);
+  EXPECT_GT(stencil.fraction(stencil.row_near), 0.3);
+  EXPECT_LT(random.fraction(random.row_near), 0.05);
+  // Equal row lengths in every group of 32 rows: the stencil's only imbalance is its border.
+  EXPECT_GT(stencil.group_efficiency(), 0.95);
+  const auto skew = all_features_of(hola::gen::one_full_row(20000, 20000, 3, 1)).structure;
+  EXPECT_LT(skew.group_efficiency(), 0.2);
+}
+
 TEST(Selector, TreeFeaturesAreTheDocumentedRatios) {
-  auto s = stats_of(hola::gen::circuit(5000, 2, 0.25, 2, 1000, 3.0));
-  const auto f = hola::detail::tree_features(s);
+  const auto all = all_features_of(hola::gen::circuit(5000, 2, 0.25, 2, 1000, 3.0));
+  const auto& s = all.lengths;
+  const auto& c = all.structure;
+  const auto f = hola::detail::tree_features(all);
+  EXPECT_FLOAT_EQ(f.group_efficiency, static_cast<float>(c.nnz) / c.group_slots);
+  EXPECT_FLOAT_EQ(f.row_near, static_cast<float>(c.row_near) / c.nnz);
+  EXPECT_FLOAT_EQ(f.neighbor_near, static_cast<float>(c.neighbor_near) / c.nnz);
+  EXPECT_FLOAT_EQ(f.neighbor_mid, static_cast<float>(c.neighbor_mid) / c.nnz);
   EXPECT_FLOAT_EQ(f.nnz, static_cast<float>(s.nnz));
   EXPECT_FLOAT_EQ(f.mean_row, static_cast<float>(s.mean_row()));
   EXPECT_FLOAT_EQ(f.empty_fraction, static_cast<float>(s.empty_fraction()));
@@ -119,7 +182,9 @@ TEST(Selector, TreeFeaturesAreTheDocumentedRatios) {
   EXPECT_FLOAT_EQ(f.cv_row, static_cast<float>(s.std_row / s.mean_row()));
   EXPECT_FLOAT_EQ(f.cols_over_rows, 1.0f);
   // No rows, no nonzeros: every ratio 0, no division by zero.
-  const auto z = hola::detail::tree_features(hola::RowLengthStats{});
+  const auto z = hola::detail::tree_features(hola::MatrixFeatures{});
+  EXPECT_EQ(z.group_efficiency, 0.0f);
+  EXPECT_EQ(z.neighbor_near, 0.0f);
   EXPECT_EQ(z.mean_row, 0.0f);
   EXPECT_EQ(z.max_over_mean, 0.0f);
   EXPECT_EQ(z.cv_row, 0.0f);
@@ -149,8 +214,11 @@ TEST(SelectorRule, MixedIndexTypesAvoidCusparse) {
   // Whatever the trees say, mixed index types never get cuSPARSE.
   for (hola::Op op : {hola::Op::N, hola::Op::T})
     for (bool single : {false, true})
-      EXPECT_EQ(hola::select_device_kernel(op, single, false, s).name.rfind("cusparse", 0),
-                std::string::npos);
+      EXPECT_EQ(
+          hola::select_device_kernel(op, single, false,
+                                     all_features_of(hola::gen::banded_normal(5000, 22, 1000.0, 2)))
+              .name.rfind("cusparse", 0),
+          std::string::npos);
 }
 
 TEST(Selector, HostMatricesAlwaysUseTheCpuKernel) {

@@ -148,6 +148,12 @@ PetscErrorCode ReadSettings(Mat A, Settings* s) {
                              "Bitwise reproducible products (no floating-point atomics)", "MatMult",
                              flg, &flg, nullptr));
   s->deterministic = flg == PETSC_TRUE;
+  flg = s->auto_race ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscOptionsBool("-mat_hola_auto_race",
+                             "auto on the GPU: time the tree's pick, its runner-up and cuSPARSE at "
+                             "setup and keep the fastest",
+                             "MatMult", flg, &flg, nullptr));
+  s->auto_race = flg == PETSC_TRUE;
   flg = s->view ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(PetscOptionsBool("-mat_hola_view", "Print the kernel Hola chose and why", "MatMult",
                              flg, &flg, nullptr));
@@ -172,7 +178,8 @@ PetscErrorCode Attach(Mat A, const Settings& settings, const SeqOps& seq) {
   PetscCall(GetCtx(A, PETSC_TRUE, &ctx));
 #if HOLA_PETSC_SCALAR_SUPPORTED
   if (ctx->settings.kernel != settings.kernel ||
-      ctx->settings.deterministic != settings.deterministic || ctx->seq != &seq) {
+      ctx->settings.deterministic != settings.deterministic ||
+      ctx->settings.auto_race != settings.auto_race || ctx->seq != &seq) {
     ctx->op.reset();
     ctx->analyses_seen = 0;
   }
@@ -205,6 +212,7 @@ void SetupOperator(Ctx* ctx, const hola::CsrView<PetscScalar, PetscInt, PetscInt
     hola::OperatorOptions o;
     o.kernel = ctx->settings.kernel;
     o.deterministic = ctx->settings.deterministic;
+    o.auto_trial = ctx->settings.auto_race;
     ctx->op = std::make_unique<HolaOperator>(o);
   }
   ctx->op->setup(view, static_cast<std::uint64_t>(state));

@@ -20,6 +20,7 @@ using BindFn = PetscErrorCode (*)(Mat, PetscBool);
 struct Settings {
   std::string kernel = "auto";
   bool deterministic = false;
+  bool auto_race = true;  // OperatorOptions::auto_trial
   bool view = false;
 };
 
@@ -63,8 +64,8 @@ PetscErrorCode GetCtx(Mat A, PetscBool create, Ctx** ctx);
 // the operations without the composed objects), rather than a crash.
 PetscErrorCode GetAttachedCtx(Mat A, Ctx** ctx);
 
-// Reads -mat_hola_kernel, -mat_hola_deterministic, -mat_hola_view with A's prefix; an unknown
-// kernel is an error.
+// Reads -mat_hola_kernel, -mat_hola_deterministic, -mat_hola_auto_race, -mat_hola_view with A's
+// prefix; an unknown kernel is an error.
 PetscErrorCode ReadSettings(Mat A, Settings* settings);
 
 // Installs Hola's products on A (a SeqAIJ* matrix gets `seq`, an MPIAIJ* matrix the MPI

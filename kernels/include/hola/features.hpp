@@ -93,6 +93,87 @@ RowLengthStats row_length_stats(const O* row_ptr, std::int64_t rows, std::int64_
   return s;
 }
 
+// How the column indices fall, and how evenly groups of neighbouring rows fill a warp: what
+// row lengths alone cannot tell apart (a 5-point stencil and a random matrix with 5 nonzeros
+// per row gather x very differently). Integer counts, so the CPU and the GPU agree exactly.
+struct StructureStats {
+  std::int64_t nnz = 0;
+  // Sum over the groups of kStructureGroupRows consecutive rows of (rows in the group) x (its
+  // longest row): the lane steps of a thread-per-row kernel.
+  std::int64_t group_slots = 0;
+  // Nonzeros after the first of their row whose column is within kNearColumns of the previous
+  // nonzero's: x read in runs along a row.
+  std::int64_t row_near = 0;
+  // Nonzeros at position k of a row r > 0 whose column is within kNearColumns (resp.
+  // kMidColumns) of the column at position k of row r - 1 (when row r - 1 has one): x that
+  // the neighbouring row has just read (the same cache line; the same few kilobytes).
+  std::int64_t neighbor_near = 0;
+  std::int64_t neighbor_mid = 0;
+
+  static constexpr std::int64_t kStructureGroupRows = 32;  // one warp of threads
+  static constexpr std::int64_t kNearColumns = 32;         // 128 bytes of float x
+  static constexpr std::int64_t kMidColumns = 1024;        // 4 to 8 kB of x
+
+  double fraction(std::int64_t count) const {
+    return nnz > 0 ? static_cast<double>(count) / static_cast<double>(nnz) : 0.0;
+  }
+  // nnz / group_slots: 1 when every group of rows has rows of one length.
+  double group_efficiency() const {
+    return group_slots > 0 ? static_cast<double>(nnz) / static_cast<double>(group_slots) : 0.0;
+  }
+};
+
+namespace detail {
+inline bool columns_within(std::int64_t a, std::int64_t b, std::int64_t distance) {
+  return a - b <= distance && b - a <= distance;
+}
+}  // namespace detail
+
+// From host CSR arrays (row_ptr[0] == 0).
+template <class I, class O>
+StructureStats structure_stats(const O* row_ptr, const I* col_idx, std::int64_t rows) {
+  StructureStats s;
+  if (rows <= 0) return s;
+  s.nnz = static_cast<std::int64_t>(row_ptr[rows]);
+  for (std::int64_t first = 0; first < rows; first += StructureStats::kStructureGroupRows) {
+    const std::int64_t last = std::min(rows, first + StructureStats::kStructureGroupRows);
+    std::int64_t longest = 0;
+    for (std::int64_t r = first; r < last; ++r)
+      longest = std::max(longest, static_cast<std::int64_t>(row_ptr[r + 1] - row_ptr[r]));
+    s.group_slots += (last - first) * longest;
+  }
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t begin = static_cast<std::int64_t>(row_ptr[r]);
+    const std::int64_t end = static_cast<std::int64_t>(row_ptr[r + 1]);
+    const std::int64_t above = r > 0 ? static_cast<std::int64_t>(row_ptr[r - 1]) : 0;
+    const std::int64_t above_len = r > 0 ? begin - above : 0;
+    for (std::int64_t j = begin; j < end; ++j) {
+      const auto c = static_cast<std::int64_t>(col_idx[j]);
+      if (j > begin)
+        s.row_near += detail::columns_within(c, static_cast<std::int64_t>(col_idx[j - 1]),
+                                             StructureStats::kNearColumns);
+      if (j - begin < above_len) {
+        const auto a = static_cast<std::int64_t>(col_idx[above + (j - begin)]);
+        s.neighbor_near += detail::columns_within(c, a, StructureStats::kNearColumns);
+        s.neighbor_mid += detail::columns_within(c, a, StructureStats::kMidColumns);
+      }
+    }
+  }
+  return s;
+}
+
+// Everything "auto" looks at, computed once per structure.
+struct MatrixFeatures {
+  RowLengthStats lengths;
+  StructureStats structure;
+};
+
+template <class I, class O>
+MatrixFeatures matrix_features(const O* row_ptr, const I* col_idx, std::int64_t rows,
+                               std::int64_t cols) {
+  return {row_length_stats(row_ptr, rows, cols), structure_stats(row_ptr, col_idx, rows)};
+}
+
 #if defined(HOLA_ENABLE_CUDA)
 namespace gpu {
 // The same statistics from row offsets in device memory, computed on `stream` (a cudaStream_t):
@@ -105,6 +186,22 @@ namespace gpu {
 template <class O>
 RowLengthStats device_row_length_stats(const O* row_ptr, std::int64_t rows, std::int64_t cols,
                                        std::int64_t nnz, void* stream);
+
+// structure_stats from device CSR arrays, on `stream`: two CUB transform-reduces, one over the
+// groups of rows and one over the nonzeros (each finds its row by binary search in row_ptr, so
+// one long row costs no more than many short ones). Setup time only: allocates the reduction's
+// scratch and synchronizes `stream`.
+template <class I, class O>
+StructureStats device_structure_stats(const O* row_ptr, const I* col_idx, std::int64_t rows,
+                                      std::int64_t nnz, void* stream);
+
+// Both, as "auto" uses them.
+template <class I, class O>
+MatrixFeatures device_matrix_features(const O* row_ptr, const I* col_idx, std::int64_t rows,
+                                      std::int64_t cols, std::int64_t nnz, void* stream) {
+  return {device_row_length_stats(row_ptr, rows, cols, nnz, stream),
+          device_structure_stats(row_ptr, col_idx, rows, nnz, stream)};
+}
 }  // namespace gpu
 #endif
 

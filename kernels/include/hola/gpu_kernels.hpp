@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include "hola/spmv_kernel.hpp"
 
@@ -47,6 +49,21 @@ SpmvKernelPtr<V, I, O> make_light_forced(const KernelOptions& options,
 // row length, as make_vector_adaptive).
 template <class V, class I, class O>
 SpmvKernelPtr<V, I, O> make_vector_adaptive_forced(const KernelOptions& options, int lanes_per_row);
+
+// How long a setup-time race of kernels runs: `warmup` untimed applies of each, then `rounds`
+// rounds that time `applies_per_round` applies of each kernel in turn (CUDA events).
+struct KernelTrial {
+  int warmup = 2;
+  int rounds = 3;
+  int applies_per_round = 5;
+};
+// Times y = A x (or A^T x) with each of `kernels` (all set up for the same matrix of `rows` x
+// `cols`) on zero scratch vectors; returns each kernel's best time per apply in ms, in order.
+// Setup time only: allocates the vectors and synchronizes `stream`.
+template <class V, class I, class O>
+std::vector<double> time_kernels(const std::vector<SpmvKernel<V, I, O>*>& kernels, Op op,
+                                 std::int64_t rows, std::int64_t cols,
+                                 const KernelTrial& trial = {}, void* stream = nullptr);
 #endif
 
 }  // namespace hola::gpu

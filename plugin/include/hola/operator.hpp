@@ -18,6 +18,10 @@ struct OperatorOptions {
   // Full structural check of the CSR arrays at setup (O(nnz), on the GPU for device
   // matrices). Sizes and pointers are always checked.
   bool validate = true;
+  // "auto" on the GPU: time the tree's pick against its alternatives (the leaf's runner-up,
+  // cuSPARSE ALG1) for a few dozen applies at setup and keep the fastest. false: the tree's
+  // pick as it is (the same kernel on every run). Never in deterministic mode.
+  bool auto_trial = true;
   KernelOptions kernel_options{};  // tuning knobs passed to the kernel
 };
 

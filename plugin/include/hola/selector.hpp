@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "hola/csr_view.hpp"
 #include "hola/features.hpp"
@@ -14,14 +15,19 @@ namespace hola {
 struct KernelSelection {
   std::string name;    // registry name
   std::string reason;  // human-readable, shown by -mat_hola_view and hola-bench
+  // Kernels that the Operator times against `name` at setup before it settles (the tree's
+  // runner-up and cuSPARSE ALG1); empty: `name` is final.
+  std::vector<std::string> alternatives;
 };
 
-// The learned choice on the row-length statistics (tested on the CPU): the generated tree for
+// The learned choice on the matrix features (tested on the CPU): the generated tree for
 // (precision, op), or select_device_kernel_by_rule when there is none. A tree's cuSPARSE pick
-// becomes the rule's choice when `vendor_available` is false.
+// becomes the rule's choice when `vendor_available` is false. A tree's choice comes with
+// alternatives to time at setup: the leaf's runner-up and, when available, cuSPARSE ALG1 (the
+// trees are trained for exactly this: the best of the three is what "auto" delivers).
 // `vendor_available`: cuSPARSE can take these index types (column index type == offset type).
 KernelSelection select_device_kernel(Op op, bool single_precision, bool vendor_available,
-                                     const RowLengthStats& stats);
+                                     const MatrixFeatures& features);
 
 // The hand rule read off the first H200 benchmark (docs/kernels.md): the fallback.
 KernelSelection select_device_kernel_by_rule(Op op, bool single_precision, bool vendor_available,
@@ -30,12 +36,12 @@ KernelSelection select_device_kernel_by_rule(Op op, bool single_precision, bool 
 struct KernelChoice {
   KernelSelection n, t;  // for y = A x and y = A^T x
   // What "auto" looked at (device matrices only; zeros otherwise) and what computing it cost.
-  RowLengthStats features;
+  MatrixFeatures features;
   double features_ms = 0.0;
 };
 
 // Resolves `requested` for a matrix: host matrices always get "cpu"; "auto" on a device matrix
-// computes its features on the GPU once (setup time: gpu::device_row_length_stats) and applies
+// computes its features on the GPU once (setup time: gpu::device_matrix_features) and applies
 // select_device_kernel for each op. Other names are returned as they are, without features.
 template <class V, class I, class O>
 KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>& A);

@@ -1,0 +1,80 @@
+// gpu::time_kernels: a short timed race of set-up kernels on scratch vectors ("auto"'s setup
+// trial, gpu_kernels.hpp).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "common/cuda_utils.cuh"
+#include "hola/detail/instantiate.hpp"
+#include "hola/gpu_kernels.hpp"
+
+namespace hola::gpu {
+
+namespace {
+
+// Events of one timed batch; destroyed with the trial.
+struct EventPair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  EventPair() {
+    HOLA_CUDA_CHECK(cudaEventCreate(&start));
+    HOLA_CUDA_CHECK(cudaEventCreate(&stop));
+  }
+  ~EventPair() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+};
+
+}  // namespace
+
+template <class V, class I, class O>
+std::vector<double> time_kernels(const std::vector<SpmvKernel<V, I, O>*>& kernels, Op op,
+                                 std::int64_t rows, std::int64_t cols, const KernelTrial& trial,
+                                 void* stream) {
+  const cudaStream_t s = cuda::as_stream(stream);
+  const std::int64_t n_in = op == Op::N ? cols : rows, n_out = op == Op::N ? rows : cols;
+  // Zero vectors: the kernels' time does not depend on the values.
+  cuda::DeviceBuffer x(static_cast<std::size_t>(std::max<std::int64_t>(n_in, 1)) * sizeof(V));
+  cuda::DeviceBuffer y(static_cast<std::size_t>(std::max<std::int64_t>(n_out, 1)) * sizeof(V));
+  HOLA_CUDA_CHECK(cudaMemsetAsync(x.get(), 0, x.bytes(), s));
+  HOLA_CUDA_CHECK(cudaMemsetAsync(y.get(), 0, y.bytes(), s));
+  auto batch = [&](SpmvKernel<V, I, O>* k, int applies) {
+    for (int a = 0; a < applies; ++a)
+      k->apply(op, V(1), x.as<V>(), V(0), nullptr, y.as<V>(), stream);
+  };
+  for (SpmvKernel<V, I, O>* k : kernels) batch(k, trial.warmup);
+  // Rounds interleave the kernels, so that a clock or a neighbour's load that changes during
+  // the trial touches all of them alike; each kernel keeps its fastest round.
+  std::vector<EventPair> events(kernels.size() * static_cast<std::size_t>(trial.rounds));
+  for (int r = 0; r < trial.rounds; ++r)
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      EventPair& e = events[static_cast<std::size_t>(r) * kernels.size() + k];
+      HOLA_CUDA_CHECK(cudaEventRecord(e.start, s));
+      batch(kernels[k], trial.applies_per_round);
+      HOLA_CUDA_CHECK(cudaEventRecord(e.stop, s));
+    }
+  HOLA_CUDA_CHECK(cudaStreamSynchronize(s));
+  std::vector<double> best(kernels.size(), std::numeric_limits<double>::infinity());
+  for (int r = 0; r < trial.rounds; ++r)
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      const EventPair& e = events[static_cast<std::size_t>(r) * kernels.size() + k];
+      float ms = 0;
+      HOLA_CUDA_CHECK(cudaEventElapsedTime(&ms, e.start, e.stop));
+      best[k] = std::min(best[k], static_cast<double>(ms) / trial.applies_per_round);
+    }
+  return best;
+}
+
+#define HOLA_INSTANTIATE(V, I, O)                                                                  \
+  template std::vector<double> time_kernels<V, I, O>(const std::vector<SpmvKernel<V, I, O>*>&, Op, \
+                                                     std::int64_t, std::int64_t,                   \
+                                                     const KernelTrial&, void*);
+HOLA_FOR_EACH_VALUE_INDEX_OFFSET(HOLA_INSTANTIATE)
+#undef HOLA_INSTANTIATE
+
+}  // namespace hola::gpu
