@@ -14,7 +14,8 @@
 # tool), everything is also packed into $OUT/device-check.tgz and the summary copied to $OUT.
 # Environment: HOLA_MATRICES_DIR (real test matrices; default ./.carry/matrices, ../matrices,
 # ../shared/matrices), HOLA_COMMIT (recorded in results; default: git rev-parse HEAD or
-# ./.carry/commit), BENCH_ARGS, CTEST_ARGS (extra ctest arguments).
+# ./.carry/commit), BENCH_ARGS, CTEST_ARGS (extra ctest arguments), SANITIZE_TESTS
+# (the suites the sanitize stage runs; default all seven).
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$HOLA_ROOT"
@@ -89,7 +90,8 @@ if want sanitize; then
   # Reduced set: first type combination, small corpus (HOLA_TEST_REDUCED).
   stage_start
   : > "$LOGS/sanitizer.log"
-  for name in hola_test merge_test light_test rowwise_test cusparse_test operator_gpu_test features_test; do
+  # SANITIZE_TESTS: a subset (names of tests/*_test binaries), e.g. the suites a change touched.
+  for name in ${SANITIZE_TESTS:-hola_test merge_test light_test rowwise_test cusparse_test operator_gpu_test features_test}; do
     t="$BUILD/tests/$name"
     [ -x "$t" ] || continue
     for tool in memcheck racecheck; do
