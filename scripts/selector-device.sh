@@ -104,23 +104,9 @@ log "train.py exit $train_rc"
 # 5. The new trees in the plugin, auto measured on the held-out matrices.
 if [ "$train_rc" -eq 0 ]; then
   cp "$OUT/plugin/src/selector_tree_generated.cpp" "$OUT/plugin/src/selector_tree_cases.hpp" plugin/src/
-  eval_json="$OUT/bench/results/selector-$date_tag.json"
-  auto_json="$OUT/bench/results/selector-$date_tag-auto.json"
-  if cmake --build "$BUILD" -j "$JOBS" --target hola-bench > "$BUILD/selector-rebuild.txt" 2>&1 &&
-    python3 bench/selector/validate.py list "$eval_json" "$data" > "$BUILD/selector-heldout.txt"; then
-    log "auto on $(wc -l < "$BUILD/selector-heldout.txt") held-out matrices"
-    "$BUILD/solvers_demo/hola-bench" -m "@$BUILD/selector-heldout.txt" -p double -p float \
-      --op N --op T -k auto --warmup 3 --reps 10 --time-cap-ms 20 -j "$JOBS" \
-      --commit "$HOLA_COMMIT" --json "$auto_json" > "$BUILD/selector-auto.txt" 2>> "$LOG"
-    log "hola-bench (auto) exit $?"
-    python3 bench/selector/validate.py score "$eval_json" "$data" "$auto_json" 2>&1 | tee -a "$LOG"
-    [ "${PIPESTATUS[0]}" -eq 0 ] || train_rc=1
-    gzip -9f "$auto_json"
-  else
-    tail -30 "$BUILD/selector-rebuild.txt" >> "$LOG"
-    log "rebuild with the new trees FAILED"
-    train_rc=1
-  fi
+  BUILD="$BUILD" HOLA_COMMIT="$HOLA_COMMIT" bash scripts/selector-validate.sh \
+    "$OUT/bench/results/selector-$date_tag.json" "$data" 2>&1 | tee -a "$LOG"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || train_rc=1
 fi
 
 # 6. Plots next to the data, then compress the data.

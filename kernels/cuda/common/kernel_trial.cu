@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -47,7 +48,24 @@ std::vector<double> time_kernels(const std::vector<SpmvKernel<V, I, O>*>& kernel
     for (int a = 0; a < applies; ++a)
       k->apply(op, V(1), x.as<V>(), V(0), nullptr, y.as<V>(), stream);
   };
-  for (SpmvKernel<V, I, O>* k : kernels) batch(k, trial.warmup);
+  for (SpmvKernel<V, I, O>* k : kernels) batch(k, 1);
+  // One timed apply each sizes the batches.
+  std::vector<EventPair> sizing(kernels.size());
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    HOLA_CUDA_CHECK(cudaEventRecord(sizing[k].start, s));
+    batch(kernels[k], 1);
+    HOLA_CUDA_CHECK(cudaEventRecord(sizing[k].stop, s));
+  }
+  HOLA_CUDA_CHECK(cudaStreamSynchronize(s));
+  double fastest = std::numeric_limits<double>::infinity();
+  for (const EventPair& e : sizing) {
+    float ms = 0;
+    HOLA_CUDA_CHECK(cudaEventElapsedTime(&ms, e.start, e.stop));
+    fastest = std::min(fastest, static_cast<double>(ms));
+  }
+  const int applies = static_cast<int>(std::clamp(
+      std::ceil(trial.round_ms / std::max(fastest, 1e-4)), static_cast<double>(trial.min_applies),
+      static_cast<double>(std::max(trial.min_applies, trial.max_applies))));
   // Rounds interleave the kernels, so that a clock or a neighbour's load that changes during
   // the trial touches all of them alike; each kernel keeps its fastest round.
   std::vector<EventPair> events(kernels.size() * static_cast<std::size_t>(trial.rounds));
@@ -55,7 +73,7 @@ std::vector<double> time_kernels(const std::vector<SpmvKernel<V, I, O>*>& kernel
     for (std::size_t k = 0; k < kernels.size(); ++k) {
       EventPair& e = events[static_cast<std::size_t>(r) * kernels.size() + k];
       HOLA_CUDA_CHECK(cudaEventRecord(e.start, s));
-      batch(kernels[k], trial.applies_per_round);
+      batch(kernels[k], applies);
       HOLA_CUDA_CHECK(cudaEventRecord(e.stop, s));
     }
   HOLA_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -65,7 +83,7 @@ std::vector<double> time_kernels(const std::vector<SpmvKernel<V, I, O>*>& kernel
       const EventPair& e = events[static_cast<std::size_t>(r) * kernels.size() + k];
       float ms = 0;
       HOLA_CUDA_CHECK(cudaEventElapsedTime(&ms, e.start, e.stop));
-      best[k] = std::min(best[k], static_cast<double>(ms) / trial.applies_per_round);
+      best[k] = std::min(best[k], static_cast<double>(ms) / applies);
     }
   return best;
 }

@@ -50,12 +50,15 @@ SpmvKernelPtr<V, I, O> make_light_forced(const KernelOptions& options,
 template <class V, class I, class O>
 SpmvKernelPtr<V, I, O> make_vector_adaptive_forced(const KernelOptions& options, int lanes_per_row);
 
-// How long a setup-time race of kernels runs: `warmup` untimed applies of each, then `rounds`
-// rounds that time `applies_per_round` applies of each kernel in turn (CUDA events).
+// How long a setup-time race of kernels runs: one untimed apply of each (module loading, first
+// touch), one timed apply of each to size the rounds, then `rounds` rounds that each time a
+// batch of back-to-back applies of every kernel in turn (CUDA events). A batch is long enough
+// for the fastest kernel to run about `round_ms`, within [min_applies, max_applies].
 struct KernelTrial {
-  int warmup = 2;
-  int rounds = 3;
-  int applies_per_round = 5;
+  int rounds = 5;
+  double round_ms = 0.1;
+  int min_applies = 3;
+  int max_applies = 100;
 };
 // Times y = A x (or A^T x) with each of `kernels` (all set up for the same matrix of `rows` x
 // `cols`) on zero scratch vectors; returns each kernel's best time per apply in ms, in order.
