@@ -13,7 +13,8 @@ the features (or --features: a hola-bench --features-only output for older files
 
 One tree per (precision, op). "auto" times the leaf's two kernels and cuSPARSE ALG1 for a few
 applies at setup and keeps the fastest (plugin/src/operator.cpp), so a kernel's cost on a matrix
-is min(its slowdown, cuSPARSE's slowdown) and a leaf holds the pair of kernels whose race costs
+is min(its slowdown, cuSPARSE's slowdown) (cuSPARSE kept unless the other is VENDOR_MARGIN
+faster) and a leaf holds the pair of kernels whose race costs
 its training matrices least; the first of the pair is the better one alone (what "auto" runs
 without the trial). The matrices are split 70 / 30 (by matrix, fixed seed); on the 70 %,
 cross-validation (folds of matrices) picks the tree kind (a classifier on the fastest kernel,
@@ -208,9 +209,19 @@ class Node:
 BASE_INDEX = CANDIDATES.index(BASELINE)
 
 
+# The race keeps cuSPARSE ALG1 unless another kernel measured this much faster
+# (plugin/src/operator.cpp, kVendorMargin): a switch must be worth more than the noise.
+VENDOR_MARGIN = 1.03
+
+
+def race(fastest_other, vendor):
+    """What the race delivers: the fastest other kernel, or cuSPARSE within the margin."""
+    return np.where(fastest_other * VENDOR_MARGIN < vendor, fastest_other, vendor)
+
+
 def raced(slowdown):
-    """Cost of each kernel when auto also times cuSPARSE: min(its slowdown, cuSPARSE's)."""
-    return np.minimum(slowdown, slowdown[:, [BASE_INDEX]])
+    """Cost of each kernel when auto also times cuSPARSE (race of the kernel and cuSPARSE)."""
+    return race(slowdown, slowdown[:, [BASE_INDEX]])
 
 
 def leaf_picks(slowdown):
@@ -218,7 +229,7 @@ def leaf_picks(slowdown):
     matrices (what auto runs without the race, so it must hold up alone). Runner-up: the kernel
     that, raced with first and cuSPARSE, costs them least."""
     first = int(np.argmin(slowdown.sum(axis=0)))
-    both = np.minimum(raced(slowdown), slowdown[:, [first]])
+    both = race(np.minimum(slowdown, slowdown[:, [first]]), slowdown[:, [BASE_INDEX]])
     return first, int(np.argmin(both.sum(axis=0)))
 
 
@@ -289,7 +300,7 @@ def auto_times(pairs, times, trial=True):
     first = times[idx, pairs[:, 0]]
     if not trial:
         return first
-    return np.minimum(np.minimum(first, times[idx, pairs[:, 1]]), times[:, BASE_INDEX])
+    return race(np.minimum(first, times[idx, pairs[:, 1]]), times[:, BASE_INDEX])
 
 
 def metrics(chosen_t, times, nnz):
@@ -308,6 +319,15 @@ def metrics(chosen_t, times, nnz):
 def prepare(times):
     best = times.min(axis=1, keepdims=True)
     return np.minimum(times / best, SLOWDOWN_CAP)
+
+
+def sklearn_version():
+    try:
+        import sklearn
+
+        return sklearn.__version__
+    except ImportError:
+        return "none"
 
 
 def cross_validate(X, times, nnz, folds, seed, grid):
@@ -568,6 +588,8 @@ def main():
         "seed": args.seed,
         "test_fraction": test_fraction,
         "large_nnz": LARGE_NNZ,
+        "vendor_margin": VENDOR_MARGIN,
+        "sklearn_version": sklearn_version(),
         "candidates": CANDIDATES,
         "features": FEATURES,
         "n_matrices": len(all_names),

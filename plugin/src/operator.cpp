@@ -202,8 +202,12 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
         if (alt != current) enter(alt);
       if (entrants.size() < 2) return current;
       const std::vector<double> ms = gpu::time_kernels(entrants, op, A.rows, A.cols);
-      const auto best =
-          static_cast<std::size_t>(std::min_element(ms.begin(), ms.end()) - ms.begin());
+      auto best = static_cast<std::size_t>(std::min_element(ms.begin(), ms.end()) - ms.begin());
+      // cuSPARSE ALG1 stays unless another kernel beat it by the margin: a switch must be
+      // worth more than the race's noise (bench/selector/train.py models the same rule).
+      constexpr double kVendorMargin = 1.03;
+      for (std::size_t i = 0; i < names.size(); ++i)
+        if (names[i] == "cusparse" && ms[best] * kVendorMargin >= ms[i]) best = i;
       std::ostringstream report;
       report.precision(3);
       report << "; op " << op_name(op) << " timed at setup (us per apply):";
