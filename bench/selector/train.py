@@ -537,7 +537,9 @@ def pick_cases(names, X32, root, precision, op, dataset, per_leaf=2):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("data", nargs="+", help="hola-bench JSON results (.json or .json.gz)")
-    ap.add_argument("--features", help="hola-bench --features-only JSON for files without features")
+    ap.add_argument(
+        "--features", help="hola-bench --features-only JSON for files without features"
+    )
     ap.add_argument("--out-json", help="evaluation (default bench/results/selector-DATE.json)")
     ap.add_argument(
         "--out-cpp", default=os.path.join(repo_root(), "plugin/src/selector_tree_generated.cpp")
@@ -632,7 +634,10 @@ def main():
             entry[f"{label}_min_speedup_vs_cusparse_large"] = min_large
         if len(te):
             rule = np.array(
-                [CANDIDATES.index(hand_rule(precision, op, dataset.matrices[names[i]])) for i in te]
+                [
+                    CANDIDATES.index(hand_rule(precision, op, dataset.matrices[names[i]]))
+                    for i in te
+                ]
             )
             rule_t = times[te, rule]
             entry["oracle_ratio_hmean"] = entry["test_oracle_ratio_hmean"]
