@@ -216,8 +216,18 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
       reason += report.str();
       return names[best];
     };
-    n_name = race(Op::N, n_name, choice.n.alternatives);
-    if (t_unavailable.empty()) t_name = race(Op::T, t_name, choice.t.alternatives);
+    try {
+      const std::string n_won = race(Op::N, n_name, choice.n.alternatives);
+      const std::string t_won =
+          t_unavailable.empty() ? race(Op::T, t_name, choice.t.alternatives) : t_name;
+      n_name = n_won;
+      t_name = t_won;
+    } catch (const error& e) {
+      // The race is an optimisation: without memory for its scratch vectors or the
+      // alternatives, the tree's kernels (set up above) still run. Other failures are real.
+      if (e.code() != status::out_of_memory) throw;
+      reason += std::string("; setup race skipped: ") + e.what();
+    }
     for (auto& [name, k] : pool)
       if (name == n_name) kn = std::move(k);
     if (t_unavailable.empty() && !(t_name == n_name && kn->supports(Op::T)))
