@@ -721,6 +721,9 @@ def main():
             f"{report['features_ms_max']:.3f} ms"
         )
     if "all" in report:
+        # The schema: the pooled held-out numbers at the top level too.
+        report["oracle_ratio_hmean"] = report["all"]["oracle_ratio_hmean"]
+        report["min_speedup_vs_cusparse_large"] = report["all"]["min_speedup_vs_cusparse_large"]
         report["acceptance"] = {
             "oracle_ratio_hmean_ge_0.97": bool(report["all"]["oracle_ratio_hmean"] >= 0.97),
             "never_slower_than_cusparse_large": bool(
