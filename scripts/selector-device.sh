@@ -21,7 +21,7 @@
 #   selector-device.log
 # Copy them over the repository (cp -r "$OUT"/bench "$OUT"/plugin .; step 5 already put the
 # trees into this checkout's plugin/src), rebuild, run the tests.
-# Environment: SELECTOR_TOTAL_S (wall-time target of the whole script, default 330),
+# Environment: SELECTOR_TOTAL_S (wall-time target of the whole script, default 450),
 # SELECTOR_COUNT (corpus size, default 300), HOLA_MATRICES_DIR (default ./.carry/matrices, then
 # ../shared/matrices), HOLA_COMMIT (default: git rev-parse HEAD or ./.carry/commit),
 # BENCH_ARGS (extra hola-bench arguments).
@@ -35,7 +35,7 @@ LOG="$OUT/selector-device.log"
 : > "$LOG"
 log() { echo "[$(( $(date +%s) - start )) s] $*" | tee -a "$LOG"; }
 BUILD="$HOLA_ROOT/build-device"
-TOTAL="${SELECTOR_TOTAL_S:-330}"
+TOTAL="${SELECTOR_TOTAL_S:-450}"
 # Training, plots, the matrices still in flight when the budget ends, and the measurement of
 # auto on the held-out matrices (a rebuild of hola-bench and about a third of the corpus).
 TRAIN_RESERVE=170
