@@ -48,21 +48,23 @@ std::vector<double> time_kernels(const std::vector<SpmvKernel<V, I, O>*>& kernel
     for (int a = 0; a < applies; ++a)
       k->apply(op, V(1), x.as<V>(), V(0), nullptr, y.as<V>(), stream);
   };
+  auto timed_batch = [&](EventPair& e, SpmvKernel<V, I, O>* k, int applies) {
+    HOLA_CUDA_CHECK(cudaEventRecord(e.start, s));
+    batch(k, applies);
+    HOLA_CUDA_CHECK(cudaEventRecord(e.stop, s));
+  };
+  auto elapsed_ms = [](const EventPair& e) {
+    float ms = 0;
+    HOLA_CUDA_CHECK(cudaEventElapsedTime(&ms, e.start, e.stop));
+    return static_cast<double>(ms);
+  };
   for (SpmvKernel<V, I, O>* k : kernels) batch(k, 1);
   // One timed apply each sizes the batches.
   std::vector<EventPair> sizing(kernels.size());
-  for (std::size_t k = 0; k < kernels.size(); ++k) {
-    HOLA_CUDA_CHECK(cudaEventRecord(sizing[k].start, s));
-    batch(kernels[k], 1);
-    HOLA_CUDA_CHECK(cudaEventRecord(sizing[k].stop, s));
-  }
+  for (std::size_t k = 0; k < kernels.size(); ++k) timed_batch(sizing[k], kernels[k], 1);
   HOLA_CUDA_CHECK(cudaStreamSynchronize(s));
   double fastest = std::numeric_limits<double>::infinity();
-  for (const EventPair& e : sizing) {
-    float ms = 0;
-    HOLA_CUDA_CHECK(cudaEventElapsedTime(&ms, e.start, e.stop));
-    fastest = std::min(fastest, static_cast<double>(ms));
-  }
+  for (const EventPair& e : sizing) fastest = std::min(fastest, elapsed_ms(e));
   const int applies = static_cast<int>(std::clamp(
       std::ceil(trial.round_ms / std::max(fastest, 1e-4)), static_cast<double>(trial.min_applies),
       static_cast<double>(std::max(trial.min_applies, trial.max_applies))));
@@ -70,21 +72,14 @@ std::vector<double> time_kernels(const std::vector<SpmvKernel<V, I, O>*>& kernel
   // the trial touches all of them alike; each kernel keeps its fastest round.
   std::vector<EventPair> events(kernels.size() * static_cast<std::size_t>(trial.rounds));
   for (int r = 0; r < trial.rounds; ++r)
-    for (std::size_t k = 0; k < kernels.size(); ++k) {
-      EventPair& e = events[static_cast<std::size_t>(r) * kernels.size() + k];
-      HOLA_CUDA_CHECK(cudaEventRecord(e.start, s));
-      batch(kernels[k], applies);
-      HOLA_CUDA_CHECK(cudaEventRecord(e.stop, s));
-    }
+    for (std::size_t k = 0; k < kernels.size(); ++k)
+      timed_batch(events[static_cast<std::size_t>(r) * kernels.size() + k], kernels[k], applies);
   HOLA_CUDA_CHECK(cudaStreamSynchronize(s));
   std::vector<double> best(kernels.size(), std::numeric_limits<double>::infinity());
   for (int r = 0; r < trial.rounds; ++r)
-    for (std::size_t k = 0; k < kernels.size(); ++k) {
-      const EventPair& e = events[static_cast<std::size_t>(r) * kernels.size() + k];
-      float ms = 0;
-      HOLA_CUDA_CHECK(cudaEventElapsedTime(&ms, e.start, e.stop));
-      best[k] = std::min(best[k], static_cast<double>(ms) / applies);
-    }
+    for (std::size_t k = 0; k < kernels.size(); ++k)
+      best[k] = std::min(
+          best[k], elapsed_ms(events[static_cast<std::size_t>(r) * kernels.size() + k]) / applies);
   return best;
 }
 

@@ -27,10 +27,6 @@ struct AddSums {
   }
 };
 
-__host__ __device__ inline bool within(std::int64_t a, std::int64_t b, std::int64_t distance) {
-  return a - b <= distance && b - a <= distance;
-}
-
 // Group g of kStructureGroupRows rows -> (rows in it) x (its longest row).
 template <class O>
 struct GroupSlots {
@@ -72,14 +68,14 @@ struct NonzeroLocality {
     const std::int64_t c = static_cast<std::int64_t>(col_idx[j]);
     StructureSums s{0, 0, 0, 0};
     if (j > begin)
-      s.row_near =
-          within(c, static_cast<std::int64_t>(col_idx[j - 1]), StructureStats::kNearColumns);
+      s.row_near = detail::columns_within(c, static_cast<std::int64_t>(col_idx[j - 1]),
+                                          StructureStats::kNearColumns);
     if (lo > 0) {
       const std::int64_t above = static_cast<std::int64_t>(row_ptr[lo - 1]);
       if (j - begin < begin - above) {
         const std::int64_t a = static_cast<std::int64_t>(col_idx[above + (j - begin)]);
-        s.neighbor_near = within(c, a, StructureStats::kNearColumns);
-        s.neighbor_mid = within(c, a, StructureStats::kMidColumns);
+        s.neighbor_near = detail::columns_within(c, a, StructureStats::kNearColumns);
+        s.neighbor_mid = detail::columns_within(c, a, StructureStats::kMidColumns);
       }
     }
     return s;

@@ -124,7 +124,8 @@ struct StructureStats {
 };
 
 namespace detail {
-inline bool columns_within(std::int64_t a, std::int64_t b, std::int64_t distance) {
+// constexpr: the GPU version (structure_stats.cu) calls it too (--expt-relaxed-constexpr).
+constexpr bool columns_within(std::int64_t a, std::int64_t b, std::int64_t distance) {
   return a - b <= distance && b - a <= distance;
 }
 }  // namespace detail
