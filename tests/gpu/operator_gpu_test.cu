@@ -138,6 +138,20 @@ TEST(OperatorGpu, RacedAutoGivesCorrectProducts) {
   }
 }
 
+TEST(OperatorGpu, KernelNamesAreRegistryNames) {
+  // What kernel_name() reports must be a name the registry (and -mat_hola_kernel) takes: the
+  // race's picks are compared with the tree's names. Tuned hola configurations add a suffix.
+  PlacedMatrix<DeviceMemory, double, std::int32_t, std::int32_t> M(gen::poisson2d(50, 50));
+  for (const KernelInfo& k : KernelRegistry::kernels()) {
+    if (k.memory != Memory::device) continue;
+    OperatorOptions o;
+    o.kernel = k.name;
+    Operator<double, std::int32_t, std::int32_t> op(o);
+    op.setup(M.view());
+    EXPECT_EQ(op.kernel_name(Op::N), k.name);
+  }
+}
+
 TEST(OperatorGpu, DeterministicAutoIsNotRaced) {
   PlacedMatrix<DeviceMemory, double, std::int32_t, std::int32_t> M(gen::poisson2d(200, 200));
   OperatorOptions o;

@@ -81,7 +81,8 @@ class CusparseKernel final : public SpmvKernel<V, I, O> {
   CusparseKernel(const CusparseKernel&) = delete;
   CusparseKernel& operator=(const CusparseKernel&) = delete;
 
-  std::string name() const override { return alg_ == 1 ? "cusparse-alg1" : "cusparse-alg2"; }
+  // The registry names: what kernel_name() reports and what -mat_hola_kernel takes.
+  std::string name() const override { return alg_ == 1 ? "cusparse" : "cusparse-alg2"; }
 
   // In deterministic mode an op is supported only when cuSPARSE guarantees bitwise results for
   // it: ALG2 with N. Mixed index types are never supported.
