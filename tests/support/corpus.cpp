@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <system_error>
 
 #include "hola/matrix_market.hpp"
 
@@ -39,6 +41,7 @@ std::vector<NamedMatrix> family_corpus() {
   add("arrow 3000", gen::arrow(3000));
   add("wide 200x9000", gen::random_rect(200, 9000, 40, 16));
   add("tall 9000x150", gen::random_rect(9000, 150, 5, 17));
+  add("medium rows 500x500", gen::random_rect(500, 500, 120, 23));
   add("0x0", gen::empty(0, 0));
   add("5x0", gen::empty(5, 0));
   add("0x7", gen::empty(0, 7));
@@ -68,19 +71,40 @@ std::vector<NamedMatrix> boundary_corpus(std::int64_t nnz_per_block) {
   return c;
 }
 
+namespace {
+
+// Where the real matrices are looked for, at run time: the environment variable
+// HOLA_MATRICES_DIR when set and not empty (only there: a missing folder means no matrices, so
+// HOLA_MATRICES_DIR=/nonexistent runs the suite as a fresh clone would), else the build's default
+// (the CMake cache variable HOLA_MATRICES_DIR, by default ../shared/matrices beside the sources).
+std::string matrices_candidate(bool* from_env) {
+  const char* env = std::getenv("HOLA_MATRICES_DIR");
+  *from_env = env && *env;
+  return *from_env ? std::string(env) : std::string(HOLA_DEFAULT_MATRICES_DIR);
+}
+
+}  // namespace
+
 std::string matrices_dir() {
-  namespace fs = std::filesystem;
-  if (const char* env = std::getenv("HOLA_MATRICES_DIR"); env && fs::is_directory(env)) return env;
-  if (fs::is_directory(HOLA_MATRICES_DIR)) return HOLA_MATRICES_DIR;
-  return {};
+  bool from_env = false;
+  const std::string dir = matrices_candidate(&from_env);
+  std::error_code ec;
+  return !dir.empty() && std::filesystem::is_directory(dir, ec) ? dir : std::string();
+}
+
+std::string matrices_missing_reason() {
+  bool from_env = false;
+  const std::string dir = matrices_candidate(&from_env);
+  return "real test matrices not found: " +
+         (from_env ? "HOLA_MATRICES_DIR=" + dir + " is not a directory"
+                   : "HOLA_MATRICES_DIR is not set and the default " + dir + " is absent") +
+         " (set HOLA_MATRICES_DIR to the folder of the shared corpus to run these tests)";
 }
 
 std::vector<NamedMatrix> real_corpus() {
   namespace fs = std::filesystem;
   const std::string dir = matrices_dir();
-  if (dir.empty())
-    throw std::runtime_error(std::string("real test matrices not found: set HOLA_MATRICES_DIR (") +
-                             HOLA_MATRICES_DIR + ")");
+  if (dir.empty()) throw std::runtime_error(matrices_missing_reason());
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().extension() == ".mtx") files.push_back(e.path().string());

@@ -1,6 +1,7 @@
 // The CPU kernel over the whole test corpus (every family, the real matrices), all types.
 #include <gtest/gtest.h>
 
+#include "corpus.hpp"
 #include "hola/cpu_spmv.hpp"
 #include "spmv_check.hpp"
 #include "type_lists.hpp"
@@ -34,6 +35,7 @@ TYPED_TEST(CpuCorpus, RealMatrices) {
   using V = typename TypeParam::V;
   using I = typename TypeParam::I;
   using O = typename TypeParam::O;
+  if (hola::test::matrices_dir().empty()) GTEST_SKIP() << hola::test::matrices_missing_reason();
   hola::test::check_kernel_on_corpus<hola::test::HostMemory, V, I, O>(
       hola::test::real_corpus(), &make_cpu<V, I, O>, hola::KernelOptions{});
 }
