@@ -5,6 +5,9 @@
 #   build     configure and build with all cores for the GPU found (build-device/)
 #   test      the `gpu` ctest label
 #   sanitize  compute-sanitizer memcheck and racecheck on a reduced GPU test set
+#   scale     hola-stress --regressions --scale: every kernel x N/T x float/double at 10^8 rows,
+#             2^31+ nonzeros, 90 % empty rows, aspect 100, a 10^8-nonzero row (memory allowing)
+#   fuzz      hola-stress --fuzz $FUZZ_CASES (default 10000) random structures, seed $FUZZ_SEED
 #   bench     hola-bench on the ANCHORS.md matrices (BENCH_ARGS adds or overrides arguments)
 #   profile   Nsight Compute counters (DRAM bytes, L2 atomic sectors, issue activity) of the hola
 #             and cuSPARSE kernels on a 7-point and a 27-point stencil, N and T
@@ -107,6 +110,30 @@ if want sanitize; then
     done
   done
   stage_end sanitize done
+fi
+
+STRESS="$BUILD/tests/stress/hola-stress"
+if want scale; then
+  stage_start
+  if "$STRESS" --regressions --scale --output "$LOGS/scale.json" > "$LOGS/scale.log" 2>&1; then
+    stage_end scale ok
+  else
+    stage_end scale FAILED
+    status=1
+  fi
+  grep -E "FAIL|SKIP|refused|passed" "$LOGS/scale.log" | tail -40 | tee -a "$SUMMARY"
+fi
+
+if want fuzz; then
+  stage_start
+  if "$STRESS" --fuzz "${FUZZ_CASES:-10000}" --seed "${FUZZ_SEED:-0}" --output "$LOGS/fuzz.json" \
+    > "$LOGS/fuzz.log" 2>&1; then
+    stage_end fuzz ok
+  else
+    stage_end fuzz FAILED
+    status=1
+  fi
+  grep -E "^fuzz:|FAIL|shrunk|passed" "$LOGS/fuzz.log" | tail -40 | tee -a "$SUMMARY"
 fi
 
 if want bench; then
