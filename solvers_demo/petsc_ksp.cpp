@@ -1,5 +1,7 @@
-// petsc_ksp: solve a 3D Poisson problem (-n, default 64) or a Matrix Market file (-mtx) with any
-// KSP / PC from the command line. The matrix type defaults to holaaijcusparse where PETSc has CUDA
+// petsc_ksp: solve a 3D Poisson problem (-n, default 64) or a Matrix Market file (--matrix, or
+// PETSc's -mtx / -matrix) with any KSP / PC from the command line. The options common to every Hola
+// program (--matrix FILE, --kernel NAME, --help) are read with CLI11; every other argument goes to
+// PETSc unchanged. The matrix type defaults to holaaijcusparse where PETSc has CUDA
 // and a GPU is present, else holaaij (-mat_type overrides); -compare solves again with PETSc's
 // own type underneath (aijcusparse, aij) and reports both.
 //
@@ -12,9 +14,11 @@
 // out of the numbers, for both types alike.
 #include <petscksp.h>
 
+#include <CLI/CLI.hpp>
 #include <cstring>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "hola/matrix_market.hpp"
 #include "hola/petsc.h"
@@ -230,6 +234,9 @@ PetscErrorCode Run() {
       PetscOptionsInt("-n", "3D Poisson grid points per direction", nullptr, p.n, &p.n, nullptr));
   PetscCall(PetscOptionsString("-mtx", "Matrix Market file instead of the Poisson problem", nullptr,
                                file, file, sizeof(file), &has_file));
+  if (!has_file)
+    PetscCall(PetscOptionsString("-matrix", "same as -mtx (and --matrix)", nullptr, file, file,
+                                 sizeof(file), &has_file));
   PetscCall(
       PetscOptionsString("-mat_type", "matrix type", nullptr, type, type, sizeof(type), nullptr));
   PetscCall(PetscOptionsBool("-compare", "also solve with PETSc's type underneath", nullptr,
@@ -276,7 +283,28 @@ PetscErrorCode Run() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  PetscCall(PetscInitialize(&argc, &argv, nullptr, "petsc_ksp: Hola in PETSc's KSP\n"));
+  // The common options first (CLI11); what it does not know is PETSc's, passed on in order.
+  CLI::App app{
+      "petsc_ksp: Hola in PETSc's KSP (every PETSc option works too: -n 64, -mtx FILE, "
+      "-mat_type holaaij, -compare, -ksp_type cg, -pc_type jacobi, -help, ...)"};
+  app.allow_extras();
+  app.prefix_command();  // stop at the first argument it does not know: the rest is PETSc's
+  std::string matrix, kernel;
+  // Long names only: PETSc's single-dash options (-ksp_type, -mat_type) would read as -k, -m.
+  app.add_option("--matrix", matrix, "Matrix Market file instead of the 3D Poisson problem")
+      ->check(CLI::ExistingFile);
+  app.add_option("--kernel", kernel, "Hola kernel (same as -mat_hola_kernel)");
+  CLI11_PARSE(app, argc, argv);
+  std::vector<std::string> rest = app.remaining();
+  std::vector<char*> args{argv[0]};
+  for (std::string& a : rest) args.push_back(a.data());
+  args.push_back(nullptr);
+  int nargs = static_cast<int>(args.size()) - 1;
+  char** pargs = args.data();
+
+  PetscCall(PetscInitialize(&nargs, &pargs, nullptr, "petsc_ksp: Hola in PETSc's KSP\n"));
+  if (!matrix.empty()) PetscCall(PetscOptionsSetValue(nullptr, "-mtx", matrix.c_str()));
+  if (!kernel.empty()) PetscCall(PetscOptionsSetValue(nullptr, "-mat_hola_kernel", kernel.c_str()));
   PetscCall(PetscLogDefaultBegin());
   PetscCall(HolaPetscRegister());
   PetscCall(Run());
