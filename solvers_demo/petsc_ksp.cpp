@@ -287,17 +287,32 @@ int main(int argc, char** argv) {
   CLI::App app{
       "petsc_ksp: Hola in PETSc's KSP (every PETSc option works too: -n 64, -mtx FILE, "
       "-mat_type holaaij, -compare, -ksp_type cg, -pc_type jacobi, -help, ...)"};
-  app.allow_extras();
-  app.prefix_command();  // stop at the first argument it does not know: the rest is PETSc's
   std::string matrix, kernel;
   // Long names only: PETSc's single-dash options (-ksp_type, -mat_type) would read as -k, -m.
   app.add_option("--matrix", matrix, "Matrix Market file instead of the 3D Poisson problem")
       ->check(CLI::ExistingFile);
   app.add_option("--kernel", kernel, "Hola kernel (same as -mat_hola_kernel)");
-  CLI11_PARSE(app, argc, argv);
-  std::vector<std::string> rest = app.remaining();
+  // The common options may come anywhere: they go to CLI11, every other argument to PETSc, in
+  // order (PETSc's values may start with a dash, so CLI11 does not see them at all).
+  std::vector<std::string> ours{argv[0]};
   std::vector<char*> args{argv[0]};
-  for (std::string& a : rest) args.push_back(a.data());
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool takes_value = a == "--matrix" || a == "--kernel";
+    if (takes_value || a == "--help" || a.rfind("--matrix=", 0) == 0 ||
+        a.rfind("--kernel=", 0) == 0) {
+      ours.push_back(a);
+      if (takes_value && i + 1 < argc) ours.push_back(argv[++i]);
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
+  try {
+    std::vector<std::string> reversed(ours.rbegin(), ours.rend() - 1);
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
   args.push_back(nullptr);
   int nargs = static_cast<int>(args.size()) - 1;
   char** pargs = args.data();

@@ -24,8 +24,9 @@ int main(int argc, char** argv) {
   std::string mtx, kernel = "auto";
   app.add_option("-n", n, "grid points per dimension of the 3D 7-point Poisson matrix")
       ->check(CLI::Range(1, 2000));
-  app.add_option("--mtx", mtx, "use this Matrix Market file instead")->check(CLI::ExistingFile);
-  app.add_option("--kernel", kernel, "kernel name (auto, cpu, ...)");
+  app.add_option("-m,--matrix,--mtx", mtx, "use this Matrix Market file instead")
+      ->check(CLI::ExistingFile);
+  app.add_option("-k,--kernel", kernel, "kernel name (auto, cpu, ...)");
   app.add_option("--reps", reps, "repetitions")->check(CLI::Range(1, 100000));
   CLI11_PARSE(app, argc, argv);
 

@@ -6,14 +6,17 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
 
 #include "hola/error.hpp"
+#include "hola/gpu_kernels.hpp"
 #include "hola/matrix_market.hpp"
 #include "hola/operator.hpp"
 #include "hola/reference.hpp"
@@ -155,24 +158,32 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
   const std::shared_ptr<const CsrMatrix<V, I, O>> host = typed_copy<V, I>(m);
   if (!host) fail(status::internal, "hola-bench: matrix not prepared for " + precision);
   const CsrView<V, I, O> hv = host->view();
-  DeviceArray<O> d_row_ptr(host->row_ptr);
-  DeviceArray<I> d_col_idx(host->col_idx);
-  DeviceArray<V> d_values(host->values);
+  // Host kernels (cpu, auto without a GPU) run on the host arrays and are timed with the steady
+  // clock; the GPU is touched only when some kernel of the run is a device kernel.
+  bool any_device = false;
+  for (const KernelSpec& ks : kernels) any_device = any_device || !is_host_kernel(ks.name);
+  std::optional<DeviceArray<O>> d_row_ptr;
+  std::optional<DeviceArray<I>> d_col_idx;
+  std::optional<DeviceArray<V>> d_values;
   CsrView<V, I, O> dv = hv;
-  dv.row_ptr = d_row_ptr.ptr;
-  dv.col_idx = d_col_idx.ptr;
-  dv.values = d_values.ptr;
-  dv.memory = Memory::device;
-
-  int dev = 0;
-  BENCH_CUDA(cudaGetDevice(&dev));
   int l2 = 0;
-  BENCH_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-  cudaStream_t stream;
-  BENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  cudaEvent_t e0, e1;
-  BENCH_CUDA(cudaEventCreate(&e0));
-  BENCH_CUDA(cudaEventCreate(&e1));
+  cudaStream_t stream = nullptr;
+  cudaEvent_t e0 = nullptr, e1 = nullptr;
+  if (any_device) {
+    d_row_ptr.emplace(host->row_ptr);
+    d_col_idx.emplace(host->col_idx);
+    d_values.emplace(host->values);
+    dv.row_ptr = d_row_ptr->ptr;
+    dv.col_idx = d_col_idx->ptr;
+    dv.values = d_values->ptr;
+    dv.memory = Memory::device;
+    int dev = 0;
+    BENCH_CUDA(cudaGetDevice(&dev));
+    BENCH_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    BENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    BENCH_CUDA(cudaEventCreate(&e0));
+    BENCH_CUDA(cudaEventCreate(&e1));
+  }
 
   std::vector<Row> rows;
   for (Op op : ops) {
@@ -185,10 +196,11 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
     auto x =
         std::make_shared<const std::vector<V>>(random_values<V>(nx, 777 + static_cast<int>(op)));
     std::vector<DeviceArray<V>> dx, dy;
-    for (int i = 0; i < sets; ++i) {
+    for (int i = 0; any_device && i < sets; ++i) {
       dx.emplace_back(*x);
       dy.emplace_back(static_cast<std::size_t>(ny));
     }
+    std::vector<V> hy(static_cast<std::size_t>(ny));
     // The reference runs on a checker thread; the comparisons queued after it wait for it
     // (the pool starts tasks in order, so it is already running when they start).
     std::shared_future<std::shared_ptr<const std::vector<V>>> ref;
@@ -202,7 +214,9 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
                 })
                 .share();
     const double fbytes = floor_bytes<V, I, O>(hv.rows, hv.cols, hv.nnz);
-    const double floor_ms = fbytes / (copy_gbs * 1e9) * 1e3;
+    const double floor_ms = copy_gbs > 0 ? fbytes / (copy_gbs * 1e9) * 1e3 : 0;
+    // Host kernels: the floor at the host's copy bandwidth.
+    const double host_floor_ms = s.host_copy_gbs > 0 ? fbytes / (s.host_copy_gbs * 1e9) * 1e3 : 0;
     double cusparse_ms = 0;
     const std::size_t first_row = rows.size();
     for (const KernelSpec& ks : kernels) {
@@ -216,7 +230,8 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
       row.rows = hv.rows;
       row.cols = hv.cols;
       row.nnz = hv.nnz;
-      row.floor_ms = floor_ms;
+      const bool on_host = is_host_kernel(ks.name);
+      row.floor_ms = on_host ? host_floor_ms : floor_ms;
       try {
         auto kernel = make_kernel<V, I, O>(ks);
         if (!kernel->supports(op)) {
@@ -224,7 +239,7 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
           rows.push_back(row);
           continue;
         }
-        kernel->setup(dv, stream);
+        kernel->setup(on_host ? hv : dv, on_host ? nullptr : stream);
         row.workspace_bytes = kernel->workspace_bytes();
         // Every run timed; the warm-up ones are dropped. A run over the cap ends the
         // measurement (when it was a warm-up run, it is the measurement). Not the first run:
@@ -233,12 +248,18 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
         bool capped = false;
         for (int r = 0; r < s.warmup + s.reps; ++r) {
           const int k = r % sets;
-          BENCH_CUDA(cudaEventRecord(e0, stream));
-          kernel->apply(op, V(1), dx[k].ptr, V(0), nullptr, dy[k].ptr, stream);
-          BENCH_CUDA(cudaEventRecord(e1, stream));
-          BENCH_CUDA(cudaEventSynchronize(e1));
           float ms = 0;
-          BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+          if (on_host) {
+            const auto t0 = std::chrono::steady_clock::now();
+            kernel->apply(op, V(1), x->data(), V(0), nullptr, hy.data(), nullptr);
+            ms = static_cast<float>(seconds_since(t0) * 1e3);
+          } else {
+            BENCH_CUDA(cudaEventRecord(e0, stream));
+            kernel->apply(op, V(1), dx[k].ptr, V(0), nullptr, dy[k].ptr, stream);
+            BENCH_CUDA(cudaEventRecord(e1, stream));
+            BENCH_CUDA(cudaEventSynchronize(e1));
+            BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+          }
           if (r >= s.warmup) times.push_back(ms);
           if (s.time_cap_ms > 0 && ms > s.time_cap_ms && r >= 1) {
             if (times.empty()) times.push_back(ms);
@@ -246,12 +267,12 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
             break;
           }
         }
-        BENCH_CUDA(cudaGetLastError());
+        if (!on_host) BENCH_CUDA(cudaGetLastError());
         row.runs = static_cast<int>(times.size());
         std::sort(times.begin(), times.end());
         row.time_ms = times[times.size() / 2];
         row.min_ms = times.front();
-        row.pct_floor = row.time_ms > 0 ? 100.0 * floor_ms / row.time_ms : 0;
+        row.pct_floor = row.time_ms > 0 ? 100.0 * row.floor_ms / row.time_ms : 0;
         row.gbs = row.time_ms > 0 ? fbytes / (row.time_ms * 1e-3) / 1e9 : 0;
         if (capped) {
           std::ostringstream note;
@@ -263,18 +284,23 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
         if (s.check) {
           // Fresh output poisoned with NaN, one more apply; the comparison runs on a checker.
           std::vector<V> poison(static_cast<std::size_t>(ny), std::numeric_limits<V>::quiet_NaN());
-          dy[0].upload(poison);
-          kernel->apply(op, V(1), dx[0].ptr, V(0), nullptr, dy[0].ptr, stream);
-          BENCH_CUDA(cudaStreamSynchronize(stream));
-          BENCH_CUDA(cudaGetLastError());
-          pending.push_back({rows.size(), checkers.submit([host, x, ref, op, y = dy[0].download()] {
-                               std::string why;
-                               const std::int64_t bad = reference::count_mismatches(
-                                   op, V(1), host->view(), x->data(), V(0),
-                                   static_cast<const V*>(nullptr), ref.get()->data(), y.data(),
-                                   &why, 1);
-                               return bad == 0 ? std::string() : "WRONG RESULT:" + why;
-                             })});
+          if (on_host) {
+            kernel->apply(op, V(1), x->data(), V(0), nullptr, poison.data(), nullptr);
+          } else {
+            dy[0].upload(poison);
+            kernel->apply(op, V(1), dx[0].ptr, V(0), nullptr, dy[0].ptr, stream);
+            BENCH_CUDA(cudaStreamSynchronize(stream));
+            BENCH_CUDA(cudaGetLastError());
+            poison = dy[0].download();
+          }
+          pending.push_back(
+              {rows.size(), checkers.submit([host, x, ref, op, y = std::move(poison)] {
+                 std::string why;
+                 const std::int64_t bad = reference::count_mismatches(
+                     op, V(1), host->view(), x->data(), V(0), static_cast<const V*>(nullptr),
+                     ref.get()->data(), y.data(), &why, 1);
+                 return bad == 0 ? std::string() : "WRONG RESULT:" + why;
+               })});
         } else {
           row.correct = true;
           row.note += (row.note.empty() ? "" : "; ") + std::string("not checked");
@@ -282,7 +308,7 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
         if (ks.name == "cusparse" && cusparse_ms == 0) cusparse_ms = row.time_ms;
       } catch (const std::exception& e) {
         row.note = e.what();
-        cudaGetLastError();
+        if (!on_host) cudaGetLastError();
       }
       rows.push_back(row);
     }
@@ -290,9 +316,11 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
       if (rows[i].time_ms > 0 && cusparse_ms > 0)
         rows[i].speedup_vs_cusparse = cusparse_ms / rows[i].time_ms;
   }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  cudaStreamDestroy(stream);
+  if (any_device) {
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaStreamDestroy(stream);
+  }
   return rows;
 }
 
@@ -322,6 +350,27 @@ const std::vector<std::pair<std::string, std::string>> kAnchorSet = {
 };
 
 }  // namespace
+
+bool is_host_kernel(const std::string& name) {
+  if (name == "auto") return !gpu::gpu_available();  // the Operator picks among host kernels
+  for (const KernelInfo& k : KernelRegistry::kernels())
+    if (k.name == name) return k.memory == Memory::host;
+  return false;
+}
+
+double measure_host_copy_bandwidth_gbs() {
+  const std::size_t bytes = std::size_t(1) << 27;
+  std::vector<char> a(bytes, 1), b(bytes, 0);
+  std::vector<double> t;
+  for (int i = 0; i < 7; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::memcpy(b.data(), a.data(), bytes);
+    if (i >= 2) t.push_back(seconds_since(t0));
+    a[static_cast<std::size_t>(i)] = b[bytes - 1 - static_cast<std::size_t>(i)];  // keep the copy
+  }
+  std::sort(t.begin(), t.end());
+  return 2.0 * static_cast<double>(bytes) / t[t.size() / 2] / 1e9;
+}
 
 std::vector<Source> expand_sources(const std::vector<std::string>& inputs) {
   namespace fs = std::filesystem;
@@ -353,6 +402,13 @@ std::vector<Source> expand_sources(const std::vector<std::string>& inputs) {
       for (const auto& f : files) out.push_back({fs::path(f).stem().string(), f, "real"});
     } else if (fs::is_regular_file(in)) {
       out.push_back({fs::path(in).stem().string(), in, "real"});
+    } else if (const std::string head = in.substr(0, in.find(':'));
+               head.find_first_of("/.") != std::string::npos || fs::exists(in)) {
+      // A path (no generator family has '/' or '.' in its name): say what is wrong with it.
+      std::error_code ec;
+      fail(status::io, "cannot open file '" + in + "': " +
+                           (fs::exists(in, ec) ? "not a regular file or directory"
+                                               : "no such file or directory"));
     } else {
       out.push_back({in, in, family_of(in)});
     }

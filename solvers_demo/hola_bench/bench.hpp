@@ -36,7 +36,16 @@ struct Settings {
   // A run slower than this (ms) ends the kernel's measurement: that run is recorded (0: no cap).
   // Keeps hopeless pairs (one thread on a row of 10^5 nonzeros) from dominating corpus runs.
   double time_cap_ms = 0;
+  // Host copy bandwidth (GB/s): the floor of host kernels (0: not measured, no floor).
+  double host_copy_gbs = 0;
 };
+
+// True for kernels that run on host memory: registry kernels of Memory::host, and "auto" when
+// no GPU is usable (the Operator then chooses among the host kernels).
+bool is_host_kernel(const std::string& name);
+
+// memcpy bandwidth of the host (read + write bytes per second, GB/s).
+double measure_host_copy_bandwidth_gbs();
 
 struct Row {
   std::string matrix, family, precision, op, kernel, index;

@@ -1,4 +1,5 @@
-// hola-bench: every kernel against cuSPARSE on the same GPU in the same run (DESIGN.md §6).
+// hola-bench: every kernel against cuSPARSE on the same GPU in the same run (DESIGN.md §6); host
+// kernels (-k cpu) on the CPU, also where there is no GPU.
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -103,13 +104,15 @@ nlohmann::json matrix_json(const hola::bench::PreparedMatrix& m,
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"hola-bench: time Hola's SpMV kernels against cuSPARSE on this GPU"};
+  CLI::App app{
+      "hola-bench: time Hola's SpMV kernels against cuSPARSE on this GPU (or the host "
+      "kernels, -k cpu, on the CPU: no GPU needed)"};
   std::vector<std::string> inputs{"anchors"};
   std::vector<std::string> kernel_specs;
   std::vector<std::string> precisions{"double", "float"};
   std::vector<std::string> ops{"N", "T"};
   hola::bench::Settings settings;
-  std::string json_path, csv_path, commit;
+  std::string json_path, csv_path, output_path, commit;
   bool list_kernels = false, no_check = false, features_only = false, no_progress = false;
   double time_budget_s = 0;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
@@ -119,7 +122,8 @@ int main(int argc, char** argv) {
                  "ANCHORS.md set)");
   app.add_option("-k,--kernel", kernel_specs,
                  "kernels, optionally with options: hola:tpb=256,npt=8,det=1; 'auto' times the "
-                 "Operator's choice (default: every GPU kernel)");
+                 "Operator's choice; 'cpu' runs on the host (default: every GPU kernel, or the "
+                 "host kernels without a GPU)");
   app.add_option("-p,--precision", precisions, "double and/or float")
       ->check(CLI::IsMember({"double", "float"}));
   app.add_option("--op", ops, "N and/or T")->check(CLI::IsMember({"N", "T"}));
@@ -139,6 +143,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1e9));
   app.add_option("-j,--jobs", jobs, "CPU threads that load matrices and check results")
       ->check(CLI::Range(1u, 1024u));
+  app.add_option("-o,--output", output_path,
+                 "write results to this file: CSV when it ends in .csv, else JSON");
   app.add_option("--json", json_path, "write results as JSON");
   app.add_option("--csv", csv_path, "write results as CSV");
   app.add_option("--commit", commit, "git commit recorded in the results");
@@ -150,6 +156,11 @@ int main(int argc, char** argv) {
   app.add_flag("--list-kernels", list_kernels, "print the kernel registry and exit");
   CLI11_PARSE(app, argc, argv);
   settings.check = !no_check;
+  if (!output_path.empty()) {
+    const bool csv =
+        output_path.size() >= 4 && output_path.substr(output_path.size() - 4) == ".csv";
+    (csv ? csv_path : json_path) = output_path;
+  }
 
   if (list_kernels) {
     std::printf("%-16s %-7s %-3s %-3s %-13s %-13s %s\n", "kernel", "memory", "N", "T", "determ. N",
@@ -163,20 +174,31 @@ int main(int argc, char** argv) {
   }
   const bool gpu = hola::gpu::gpu_available();
   if (!gpu && !features_only) {
-    std::fprintf(stderr, "hola-bench: no usable CUDA GPU (or a build without CUDA)\n");
-    return 2;
+    for (const auto& spec : kernel_specs) {
+      const std::string name = hola::bench::parse_kernel_spec(spec).name;
+      if (!hola::bench::is_host_kernel(name)) {
+        std::fprintf(stderr,
+                     "hola-bench: kernel '%s' needs a CUDA GPU and none is usable here; host "
+                     "kernels (-k cpu) run without one\n",
+                     name.c_str());
+        return 2;
+      }
+    }
   }
   const auto start = Clock::now();
   int exit_code = 0;
   try {
     std::vector<hola::bench::KernelSpec> kernels;
+    const hola::Memory where = gpu ? hola::Memory::device : hola::Memory::host;
     if (kernel_specs.empty())
       for (const hola::KernelInfo& k : hola::KernelRegistry::kernels())
-        if (k.memory == hola::Memory::device && k.name != "auto") kernel_specs.push_back(k.name);
-    // cuSPARSE ALG1 is the baseline of every speedup: always measured, first.
-    kernel_specs.erase(std::remove(kernel_specs.begin(), kernel_specs.end(), "cusparse"),
-                       kernel_specs.end());
-    kernel_specs.insert(kernel_specs.begin(), "cusparse");
+        if (k.memory == where && k.name != "auto") kernel_specs.push_back(k.name);
+    if (gpu) {
+      // cuSPARSE ALG1 is the baseline of every speedup: always measured, first.
+      kernel_specs.erase(std::remove(kernel_specs.begin(), kernel_specs.end(), "cusparse"),
+                         kernel_specs.end());
+      kernel_specs.insert(kernel_specs.begin(), "cusparse");
+    }
     for (const auto& s : kernel_specs) kernels.push_back(hola::bench::parse_kernel_spec(s));
     std::vector<hola::Op> op_list;
     for (const auto& o : ops) op_list.push_back(o == "N" ? hola::Op::N : hola::Op::T);
@@ -185,9 +207,21 @@ int main(int argc, char** argv) {
     for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
     const std::vector<hola::bench::Source> sources = hola::bench::expand_sources(inputs);
     const double copy_gbs = gpu && !features_only ? hola::bench::measure_copy_bandwidth_gbs() : 0;
-    const std::string device = gpu ? hola::bench::device_name() : "none (CPU features only)";
+    bool any_host = false;
+    for (const auto& k : kernels) any_host = any_host || hola::bench::is_host_kernel(k.name);
+    if (any_host && !features_only)
+      settings.host_copy_gbs = hola::bench::measure_host_copy_bandwidth_gbs();
+    const std::string device = gpu             ? hola::bench::device_name()
+                               : features_only ? "none (CPU features only)"
+                                               : "none (host kernels only)";
     if (!features_only) {
-      std::printf("device: %s, copy bandwidth %.0f GB/s\n", device.c_str(), copy_gbs);
+      if (gpu)
+        std::printf("device: %s, copy bandwidth %.0f GB/s\n", device.c_str(), copy_gbs);
+      else
+        std::printf("device: %s\n", device.c_str());
+      if (any_host)
+        std::printf("host: %u threads, copy bandwidth %.0f GB/s (floor of host kernels)\n",
+                    std::max(1u, std::thread::hardware_concurrency()), settings.host_copy_gbs);
       std::printf("%-16s %-6s %-2s %-22s %10s %10s %8s %8s %s\n", "matrix", "prec", "op", "kernel",
                   "nnz", "ms", "%floor", "vs cusp", "note");
     }
@@ -312,6 +346,7 @@ int main(int argc, char** argv) {
       j["device"] = device;
       j["command"] = command;
       j["copy_bandwidth_gbs"] = copy_gbs;
+      j["host_copy_bandwidth_gbs"] = settings.host_copy_gbs;
       j["index_type"] = settings.index;
       j["reps"] = settings.reps;
       j["warmup"] = settings.warmup;

@@ -1,9 +1,9 @@
 // hypre_krylov: HYPRE's PCG / GMRES / FlexGMRES / BiCGSTAB (with BoomerAMG by default) on a 3D
-// Poisson problem (-n, rows split evenly over the ranks) or a Matrix Market file (--mtx), once
+// Poisson problem (-n, rows split evenly over the ranks) or a Matrix Market file (--matrix), once
 // with HYPRE's own matvec and once with Hola's, reporting iterations and setup / solve times.
 //
 //   mpiexec -n 4 hypre_krylov -n 48 --solver all
-//   mpiexec -n 2 hypre_krylov --mtx matrix.mtx --solver gmres --precond none
+//   mpiexec -n 2 hypre_krylov --matrix matrix.mtx --solver gmres --precond none
 #include <HYPRE.h>
 #include <HYPRE_parcsr_ls.h>
 #include <mpi.h>
@@ -278,7 +278,8 @@ int main(int argc, char** argv) {
   CLI::App app{"HYPRE Krylov solvers with HYPRE's matvec and with Hola's"};
   app.add_option("-n", o.n, "grid points per dimension of the 3D 7-point Poisson problem")
       ->check(CLI::Range(2LL, 2000LL));
-  app.add_option("--mtx", o.mtx, "solve with this Matrix Market matrix instead (square)")
+  app.add_option("-m,--matrix,--mtx", o.mtx,
+                 "solve with this Matrix Market matrix instead (square)")
       ->check(CLI::ExistingFile);
   app.add_option("--solver", o.solver, "pcg, gmres, fgmres, bicgstab or all")
       ->check(CLI::IsMember({"pcg", "gmres", "fgmres", "bicgstab", "all"}));
@@ -286,10 +287,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"amg", "none"}));
   app.add_option("--mode", o.mode, "compare (native, then Hola), hola or native")
       ->check(CLI::IsMember({"compare", "hola", "native"}));
-  app.add_option("--kernel", o.kernel, "Hola kernel (auto: chosen per matrix)");
+  app.add_option("-k,--kernel", o.kernel, "Hola kernel (auto: chosen per matrix)");
   app.add_flag("--deterministic", o.deterministic, "bitwise reproducible products");
   app.add_option("--tol", o.tol, "relative residual tolerance")->check(CLI::PositiveNumber);
-  app.add_option("--max-iter", o.max_iter, "iteration limit")->check(CLI::Range(1, 1000000));
+  app.add_option("--max-iter,--max-iters", o.max_iter, "iteration limit")
+      ->check(CLI::Range(1, 1000000));
   app.add_option("--kdim", o.kdim, "GMRES / FlexGMRES restart length")->check(CLI::Range(1, 10000));
   try {
     app.parse(argc, argv);

@@ -4,19 +4,24 @@
 // and the time of one product.
 //
 //   mpiexec -n 2 tpetra_belos --n=40 --solver=all --prec=jacobi
-//   mpiexec -n 4 tpetra_belos --matrix=A.mtx --solver=gmres --prec=riluk
+//   mpiexec -n 4 tpetra_belos --matrix A.mtx --solver gmres --prec riluk
+//
+// --check compares iteration counts with a tolerance (see allowed_difference): the two operators
+// sum in different orders, so the residuals differ in the last bits and a Krylov method's
+// iteration count may move a little; BiCGSTAB, not monotone, moves most.
 #include <BelosLinearProblem.hpp>
 #include <BelosSolverFactory_Tpetra.hpp>
 #include <BelosTpetraAdapter.hpp>
 #include <Ifpack2_Factory.hpp>
 #include <Teuchos_CommHelpers.hpp>
-#include <Teuchos_CommandLineProcessor.hpp>
 #include <Tpetra_Core.hpp>
 #include <Tpetra_CrsMatrix.hpp>
 #include <Tpetra_Export.hpp>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -54,6 +59,18 @@ struct Settings {
   int repeat = 50;
   bool check = false;
 };
+
+// How many iterations the HolaOperator solve may differ from the CrsMatrix one under --check.
+// Same operator up to rounding: the products agree to a few units in the last place (the sums run
+// in another order), which perturbs the Krylov recurrences. CG, GMRES and Block CG (monotone
+// residuals on SPD / minimal residual) stay within 2 % (at least 1 iteration); BiCGSTAB, whose
+// residual is not monotone and which amplifies rounding, within 10 % (at least 2). Measured:
+// bench/results/2026-11-25-cpu-tpetra-belos.txt.
+int allowed_difference(const std::string& solver, int iterations) {
+  const double share = solver == "BICGSTAB" ? 0.10 : 0.02;
+  const int floor = solver == "BICGSTAB" ? 2 : 1;
+  return std::max(floor, static_cast<int>(std::ceil(share * iterations)));
+}
 
 double seconds(const comm_ptr& comm, std::chrono::steady_clock::time_point start) {
   comm->barrier();
@@ -271,12 +288,19 @@ int run(const Settings& s, const comm_ptr& comm) {
         std::printf("%-9s %4zu %-13s %6d %9s %12.3e %10.4f\n", name.c_str(), nrhs, label,
                     r.iterations, r.converged ? "yes" : "no", r.residual, r.seconds);
     }
-    same = same && native.iterations == hola.iterations;
+    const int allowed = allowed_difference(name, std::max(native.iterations, hola.iterations));
+    const int diff = std::abs(native.iterations - hola.iterations);
+    if (diff > 0 && root)
+      std::printf("%-9s iterations differ by %d (allowed under --check: %d)\n", name.c_str(), diff,
+                  allowed);
+    same = same && diff <= allowed;
     allConverged = allConverged && native.converged && hola.converged;
   }
   if (root) {
-    std::printf("\n%s\n", same ? "same iterations with CrsMatrix and HolaOperator"
-                               : "iteration counts differ between CrsMatrix and HolaOperator");
+    std::printf("\n%s\n", same ? "iteration counts agree (within the tolerance) with CrsMatrix "
+                                 "and HolaOperator"
+                               : "iteration counts differ beyond the tolerance between CrsMatrix "
+                                 "and HolaOperator");
     if (!allConverged) std::printf("some solves did not converge\n");
   }
   return s.check && (!same || !allConverged) ? 1 : 0;
@@ -288,25 +312,34 @@ int main(int argc, char** argv) {
   Tpetra::ScopeGuard scope(&argc, &argv);
   const comm_ptr comm = Tpetra::getDefaultComm();
   Settings s;
-  Teuchos::CommandLineProcessor clp(false, false);
-  clp.setDocString(
-      "Belos solvers with Tpetra's CrsMatrix and with Hola's HolaOperator as the operator.");
-  clp.setOption("n", &s.n, "grid size of the built-in 3D Poisson problem (n^3 rows)");
-  clp.setOption("matrix", &s.matrix, "square Matrix Market file instead of the built-in problem");
-  clp.setOption("solver", &s.solver, "cg, gmres, bicgstab, blockcg or all");
-  clp.setOption("prec", &s.prec, "Ifpack2 preconditioner: none, jacobi, sgs, riluk");
-  clp.setOption("nrhs", &s.nrhs, "right-hand sides for Block CG");
-  clp.setOption("tol", &s.tol, "relative residual tolerance");
-  clp.setOption("max-iters", &s.maxIters, "iteration limit");
-  clp.setOption("kernel", &s.kernel, "Hola kernel (auto, cpu, or a GPU kernel on a CUDA node)");
-  clp.setOption("deterministic", "no-deterministic", &s.deterministic,
-                "bitwise reproducible products");
-  clp.setOption("repeat", &s.repeat, "products timed for the SpMV time");
-  clp.setOption("check", "no-check", &s.check,
-                "exit with 1 unless every solve converged with equal iteration counts");
-  const auto parsed = clp.parse(argc, argv);
-  if (parsed == Teuchos::CommandLineProcessor::PARSE_HELP_PRINTED) return 0;
-  if (parsed != Teuchos::CommandLineProcessor::PARSE_SUCCESSFUL) return 2;
+  CLI::App app{
+      "tpetra_belos: Belos solvers with Tpetra's CrsMatrix and with Hola's HolaOperator "
+      "as the operator"};
+  app.add_option("-n,--n", s.n, "grid size of the built-in 3D Poisson problem (n^3 rows)")
+      ->check(CLI::Range(2, 100000));
+  app.add_option("--matrix,--mtx", s.matrix,
+                 "square Matrix Market file instead of the built-in problem")
+      ->check(CLI::ExistingFile);
+  app.add_option("--solver", s.solver, "cg, gmres, bicgstab, blockcg or all");
+  app.add_option("--prec", s.prec, "Ifpack2 preconditioner: none, jacobi, sgs, riluk");
+  app.add_option("--nrhs", s.nrhs, "right-hand sides for Block CG")->check(CLI::Range(1, 1000));
+  app.add_option("--tol", s.tol, "relative residual tolerance")->check(CLI::PositiveNumber);
+  app.add_option("--max-iters,--max-iter", s.maxIters, "iteration limit")
+      ->check(CLI::Range(1, 100000000));
+  app.add_option("-k,--kernel", s.kernel,
+                 "Hola kernel (auto, cpu, or a GPU kernel on a CUDA node)");
+  app.add_flag("--deterministic,!--no-deterministic", s.deterministic,
+               "bitwise reproducible products");
+  app.add_option("--repeat", s.repeat, "products timed for the SpMV time")
+      ->check(CLI::Range(1, 1000000));
+  app.add_flag("--check,!--no-check", s.check,
+               "exit with 1 unless every solve converged and the iteration counts agree within "
+               "the tolerance (BiCGSTAB 10 %, the others 2 %)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return comm->getRank() == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
+  }
   try {
     return run(s, comm);
   } catch (const std::exception& e) {
