@@ -17,7 +17,7 @@ struct AnyOperator {
   virtual ~AnyOperator() = default;
   virtual void setup(std::int64_t rows, std::int64_t cols, std::int64_t nnz, const void* row_ptr,
                      const void* col_idx, const void* values, hola::Memory memory,
-                     std::uint64_t version) = 0;
+                     std::uint64_t version, void* stream) = 0;
   virtual void apply(hola::Op op, const void* alpha, const void* x, std::int64_t nx,
                      const void* beta, const void* y_in, void* y_out, std::int64_t ny,
                      void* stream) = 0;
@@ -33,8 +33,8 @@ struct TypedOperator final : AnyOperator {
   hola::Operator<V, I, O> op;
   explicit TypedOperator(hola::OperatorOptions o) : op(std::move(o)) {}
   void setup(std::int64_t rows, std::int64_t cols, std::int64_t nnz, const void* row_ptr,
-             const void* col_idx, const void* values, hola::Memory memory,
-             std::uint64_t version) override {
+             const void* col_idx, const void* values, hola::Memory memory, std::uint64_t version,
+             void* stream) override {
     hola::CsrView<V, I, O> A;
     A.rows = rows;
     A.cols = cols;
@@ -43,7 +43,7 @@ struct TypedOperator final : AnyOperator {
     A.col_idx = static_cast<const I*>(col_idx);
     A.values = static_cast<const V*>(values);
     A.memory = memory;
-    op.setup(A, version);
+    op.setup(A, version, stream);
     names[0] = op.kernel_name(hola::Op::N);
     names[1] = op.kernel_name(hola::Op::T);
   }
@@ -129,16 +129,24 @@ hola_status hola_operator_create(hola_operator* op, hola_value_type value_type,
   });
 }
 
-hola_status hola_operator_setup(hola_operator op, int64_t rows, int64_t cols, int64_t nnz,
-                                const void* row_ptr, const void* col_idx, const void* values,
-                                hola_memory memory, uint64_t structure_version) {
+hola_status hola_operator_setup_on_stream(hola_operator op, int64_t rows, int64_t cols, int64_t nnz,
+                                          const void* row_ptr, const void* col_idx,
+                                          const void* values, hola_memory memory,
+                                          uint64_t structure_version, void* stream) {
   return guarded([&] {
     if (memory != HOLA_MEMORY_HOST && memory != HOLA_MEMORY_DEVICE)
       hola::fail(hola::status::invalid_argument, "bad hola_memory");
     get(op)->setup(rows, cols, nnz, row_ptr, col_idx, values,
                    memory == HOLA_MEMORY_HOST ? hola::Memory::host : hola::Memory::device,
-                   structure_version);
+                   structure_version, stream);
   });
+}
+
+hola_status hola_operator_setup(hola_operator op, int64_t rows, int64_t cols, int64_t nnz,
+                                const void* row_ptr, const void* col_idx, const void* values,
+                                hola_memory memory, uint64_t structure_version) {
+  return hola_operator_setup_on_stream(op, rows, cols, nnz, row_ptr, col_idx, values, memory,
+                                       structure_version, nullptr);
 }
 
 hola_status hola_operator_apply(hola_operator op, hola_op trans, const void* alpha, const void* x,

@@ -79,7 +79,8 @@ template <class V, class I, class O>
 Operator<V, I, O>& Operator<V, I, O>::operator=(Operator&&) noexcept = default;
 
 template <class V, class I, class O>
-void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure_version) {
+void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure_version,
+                              void* stream) {
   const OperatorOptions& opt = impl_->options;
   if (std::string msg = check_csr_shape(A); !msg.empty()) fail(status::invalid_argument, msg);
   const CacheKey key{A.row_ptr, A.col_idx, A.rows, A.cols, A.nnz, structure_version, A.memory};
@@ -107,7 +108,7 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
       msg = check_csr(A);
     } else {
 #if defined(HOLA_ENABLE_CUDA)
-      msg = gpu::check_csr_device(A, nullptr);
+      msg = gpu::check_csr_device(A, stream);
 #endif
     }
     if (!msg.empty()) fail(status::invalid_csr, "invalid CSR matrix: " + msg);
@@ -164,8 +165,37 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
   } else {
     t_name = n_name;
   }
-  kn->setup(A, nullptr);
-  if (kt) kt->setup(A, nullptr);
+  // auto: a candidate that cannot take this matrix (cuSPARSE beyond 2^31 - 1 nonzeros, a
+  // kernel's row limit) gives way to the next device kernel; a named kernel reports its error.
+  auto set_up = [&](SpmvKernelPtr<V, I, O>& k, std::string& name, Op op) {
+    try {
+      k->setup(A, stream);
+      return;
+    } catch (const error& e) {
+      if (opt.kernel != "auto" || A.memory != Memory::device || e.code() == status::out_of_memory ||
+          e.code() == status::cuda)
+        throw;
+      reason += "; " + name + " cannot take this matrix (" + e.what() + ")";
+    }
+    for (const char* fallback : kDeviceFallbacks) {
+      if (name == fallback) continue;
+      SpmvKernelPtr<V, I, O> other = usable(fallback, op);
+      if (!other) continue;
+      try {
+        other->setup(A, stream);
+      } catch (const error& e) {
+        if (e.code() == status::out_of_memory || e.code() == status::cuda) throw;
+        continue;
+      }
+      reason += std::string(", using ") + fallback;
+      k = std::move(other);
+      name = fallback;
+      return;
+    }
+    fail(status::unsupported, "no device kernel can take this matrix: " + reason);
+  };
+  set_up(kn, n_name, Op::N);
+  if (kt) set_up(kt, t_name, Op::T);
 #if defined(HOLA_ENABLE_CUDA)
   if (opt.kernel == "auto" && opt.auto_trial && !opt.deterministic && A.memory == Memory::device &&
       A.nnz > 0) {
@@ -189,7 +219,14 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
         if (!k) {
           SpmvKernelPtr<V, I, O> made = usable(name, op);
           if (!made) return;
-          made->setup(A, nullptr);
+          try {
+            made->setup(A, stream);
+          } catch (const error& e) {
+            // Not an entrant for this matrix (see set_up above); the race goes on without it.
+            if (e.code() == status::out_of_memory || e.code() == status::cuda) throw;
+            reason += "; " + name + " not raced (" + e.what() + ")";
+            return;
+          }
           k = made.get();
           pool.emplace_back(name, std::move(made));
         }
@@ -201,7 +238,7 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
       for (const std::string& alt : alternatives)
         if (alt != current) enter(alt);
       if (entrants.size() < 2) return current;
-      const std::vector<double> ms = gpu::time_kernels(entrants, op, A.rows, A.cols);
+      const std::vector<double> ms = gpu::time_kernels(entrants, op, A.rows, A.cols, {}, stream);
       auto best = static_cast<std::size_t>(std::min_element(ms.begin(), ms.end()) - ms.begin());
       // cuSPARSE ALG1 stays unless another kernel beat it by the margin: a switch must be
       // worth more than the race's noise (bench/selector/train.py models the same rule).

@@ -117,6 +117,16 @@ MatrixSpec shrink(MatrixSpec spec, const TypeSpec& types, const KernelRun& run,
         s.reversed = false;
         return true;
       },
+      [](MatrixSpec& s) {
+        if (!s.shuffled) return false;
+        s.shuffled = false;
+        return true;
+      },
+      [](MatrixSpec& s) {
+        if (!s.misaligned) return false;
+        s.misaligned = false;
+        return true;
+      },
   };
   for (int round = 0; round < 64; ++round) {
     bool progress = false;
@@ -200,6 +210,10 @@ int main(int argc, char** argv) {
           if (c.quick) {
             o.betas = {0.0, 0.5};
             o.streams = {1};
+          }
+          if (c.minimal) {
+            o.betas = {0.5};
+            o.repeats = 1;
           }
           std::printf("case  %s [%s] (%s)\n", c.spec.c_str(), t.c_str(), c.why.c_str());
           std::fflush(stdout);

@@ -7,6 +7,8 @@ namespace hola::stress {
 std::vector<ScaleCase> scale_cases() {
   const std::vector<std::string> both = {"double,32,32", "float,32,32"};
   const std::vector<std::string> dbl = {"double,32,32"};
+  const std::vector<std::string> no_scalar = {
+      "hola", "merge", "light", "vector", "vector-adaptive", "cusparse", "cusparse-alg2", "auto"};
   return {
       {"rows=100000000,cols=100000000,dist=stencil5,nx=10000", both,
        "2D 5-point, 10^8 rows: rows x 32 passes 2^31"},
@@ -21,13 +23,21 @@ std::vector<ScaleCase> scale_cases() {
        "10^8 rows, 90 % empty in runs of 10^5 rows"},
       {"rows=10000000,cols=100000,dist=constant,len=8,seed=8", both, "tall, aspect 100"},
       {"rows=100000,cols=10000000,dist=constant,len=800,seed=9", dbl, "wide, aspect 100"},
+      // One thread per row ("scalar") walks 10^8 nonzeros alone: seconds per apply, so it runs
+      // one check per op there (the last case); every other kernel runs the quick set.
       {"rows=1000,cols=100000000,dist=constant,len=3,huge_row=500,huge_len=100000000,seed=10", both,
-       "one row of 10^8 nonzeros"},
+       "one row of 10^8 nonzeros", no_scalar, true},
       {"rows=1,cols=100000000,dist=constant,len=100000000,seed=11", dbl,
-       "a single row of 10^8 nonzeros"},
+       "a single row of 10^8 nonzeros", no_scalar, true},
       {"rows=100000000,cols=1,dist=constant,len=1,seed=12", dbl, "a single column, 10^8 rows"},
       {"rows=30000000,cols=30000000,dist=power,len=100000,seed=13", dbl,
        "power-law rows, 3e7 rows"},
+      {"rows=1,cols=100000000,dist=constant,len=100000000,seed=11",
+       dbl,
+       "a single row of 10^8 nonzeros, one thread per row",
+       {"scalar"},
+       true,
+       true},
   };
 }
 
@@ -42,6 +52,11 @@ std::vector<ScaleCase> regression_cases() {
        "issue 14: tall 4e6 x 2e5, 10 random columns per row, hola N wrong"},
       {"rows=20000000,cols=20000000,dist=uniform,len=6,empty=0.9,seed=4", dbl,
        "issue 14: 2e7 rows, 90 % empty, hola T wrong"},
+      // The same shapes with unsorted, repeated columns and arrays off the 16-byte alignment.
+      {"rows=4000000,cols=200000,dist=constant,len=10,duplicates=1,shuffled=1,seed=3", dbl,
+       "issue 14 variant: tall, columns drawn independently"},
+      {"rows=25000000,cols=25000000,dist=stencil5,nx=5000,misaligned=1,shuffled=1", dbl,
+       "issue 14 variant: 2D 5-point, unaligned arrays, unsorted rows"},
   };
 }
 
@@ -120,7 +135,10 @@ FuzzCase draw_fuzz_case(std::mt19937_64& rng, const std::vector<KernelRun>& runs
     s.dist = RowDist::constant;
     s.len = pick<std::int64_t>(rng, {0, 1, between(rng, 0, 100)});
   }
-  s.reversed = between(rng, 0, 3) == 0;
+  s.reversed = between(rng, 0, 5) == 0;
+  s.shuffled = between(rng, 0, 5) == 0;
+  s.duplicates = s.dist != RowDist::stencil5 && between(rng, 0, 7) == 0;
+  s.misaligned = between(rng, 0, 5) == 0;
   if (s.huge_row >= s.rows) s.huge_row = -1;
 
   c.types.is_double = between(rng, 0, 1) == 1;

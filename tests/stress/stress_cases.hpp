@@ -14,7 +14,8 @@ struct ScaleCase {
   std::vector<std::string> types;  // TypeSpec texts, each a separate case
   std::string why;
   std::vector<std::string> kernels;  // empty: every kernel
-  bool quick = false;                // betas 0 and 0.5, default stream only (largest cases)
+  bool quick = false;                // betas 0 and 0.5, one stream (largest cases)
+  bool minimal = false;              // one apply per op (beta 0.5, in place)
 };
 
 // Sizes where limits bite: 10^8 rows, more than 2^31 nonzeros, 90 % empty rows, aspect 100,

@@ -39,6 +39,8 @@ struct DeviceSpec {
   double empty_fraction;
   int dist;
   int reversed;
+  int shuffled;
+  int duplicates;
   std::uint64_t seed;
 };
 
@@ -107,6 +109,21 @@ __device__ std::int64_t row_length(const DeviceSpec& s, std::int64_t r) {
 __device__ void entry(const DeviceSpec& s, std::int64_t r, std::int64_t j, std::int64_t L,
                       std::int64_t* col, double* val) {
   if (s.reversed && (r & 1)) j = L - 1 - j;
+  if (s.shuffled && L > 1) {
+    // j -> (a j + b) mod L with a coprime to L: a permutation of the row's positions.
+    const std::uint64_t h = hash3(s.seed, static_cast<std::uint64_t>(r), 14);
+    const int primes[] = {3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47};
+    std::int64_t a = 1;
+    for (int p : primes)
+      if (L % p != 0) {
+        a = p;
+        break;
+      }
+    const std::int64_t b = static_cast<std::int64_t>(h % static_cast<std::uint64_t>(L));
+    j = static_cast<std::int64_t>(
+        (static_cast<unsigned __int128>(a) * static_cast<unsigned __int128>(j) + b) %
+        static_cast<unsigned __int128>(L));
+  }
   if (s.dist == static_cast<int>(RowDist::stencil5) && r != s.huge_row) {
     const std::int64_t ix = r % s.nx, iy = r / s.nx;
     std::int64_t c[5];
@@ -118,6 +135,13 @@ __device__ void entry(const DeviceSpec& s, std::int64_t r, std::int64_t j, std::
     if (iy + 1 < s.rows / s.nx) c[n++] = r + s.nx;
     *col = c[j];
     *val = c[j] == r ? 4.0 : -1.0;
+    return;
+  }
+  if (s.duplicates) {
+    const std::uint64_t h =
+        hash3(s.seed ^ 0x3c6ef372u, static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(j));
+    *col = static_cast<std::int64_t>(h % static_cast<std::uint64_t>(s.cols));
+    *val = signed_value(mix64(h));
     return;
   }
   // lo = floor(j cols / L) without overflow for cols, L < 2^62 / 2^31.
@@ -242,8 +266,7 @@ struct Verdict {
 template <class V>
 __global__ void compare_kernel(std::int64_t n, const V* y, const V* y_in, double alpha, double beta,
                                const double* sum, const double* abs_sum, const double* count,
-                               std::int64_t guard, V guard_value, Verdict* verdict) {
-  const double eps = std::numeric_limits<V>::epsilon();
+                               std::int64_t guard, V guard_value, double eps, Verdict* verdict) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        i < n + guard; i += stride) {
@@ -293,6 +316,8 @@ DeviceSpec to_device(const MatrixSpec& m) {
   s.empty_fraction = m.empty_fraction;
   s.dist = static_cast<int>(m.dist);
   s.reversed = m.reversed ? 1 : 0;
+  s.shuffled = m.shuffled ? 1 : 0;
+  s.duplicates = m.duplicates ? 1 : 0;
   s.seed = m.seed;
   return s;
 }
@@ -332,13 +357,16 @@ V nan_pattern() {
 template <class V, class I, class O>
 class Case {
  public:
-  Case(const MatrixSpec& spec, std::int64_t nnz, const Buffer<std::int64_t>& off64)
+  Case(const MatrixSpec& spec, std::int64_t nnz, const Buffer<std::int64_t>& off64, bool async_fill)
       : spec_(spec),
         nnz_(nnz),
         nvec_(std::max(spec.rows, spec.cols)),
-        row_ptr_(spec.rows + 1),
-        col_idx_(nnz),
-        values_(nnz),
+        row_ptr_(spec.rows + 2),
+        col_idx_(nnz + 1),
+        values_(nnz + 1),
+        rp_(row_ptr_.ptr + (spec.misaligned ? 1 : 0)),
+        ci_(col_idx_.ptr + (spec.misaligned ? 1 : 0)),
+        va_(values_.ptr + (spec.misaligned ? 1 : 0)),
         x_(nvec_),
         y_in_(nvec_),
         y_(nvec_ + kGuard),
@@ -346,14 +374,16 @@ class Case {
         abs_(nvec_),
         count_(nvec_),
         verdict_(1) {
-    narrow_offsets_kernel<O>
-        <<<grid_for(spec.rows + 1), 256>>>(off64.ptr, spec.rows + 1, row_ptr_.ptr);
-    fill_kernel<V, I, O>
-        <<<grid_for(nnz), 256>>>(to_device(spec), row_ptr_.ptr, nnz, col_idx_.ptr, values_.ptr);
-    STRESS_CUDA(cudaGetLastError());
-    STRESS_CUDA(cudaDeviceSynchronize());
     STRESS_CUDA(cudaStreamCreateWithFlags(&non_blocking_, cudaStreamNonBlocking));
+    STRESS_CUDA(cudaDeviceSynchronize());  // the int64 offsets are ready
+    // async_fill: the arrays are written on the non-blocking stream and left in flight.
+    const cudaStream_t s = async_fill ? non_blocking_ : nullptr;
+    narrow_offsets_kernel<O><<<grid_for(spec.rows + 1), 256, 0, s>>>(off64.ptr, spec.rows + 1, rp_);
+    fill_kernel<V, I, O><<<grid_for(nnz), 256, 0, s>>>(to_device(spec), rp_, nnz, ci_, va_);
+    STRESS_CUDA(cudaGetLastError());
+    if (!async_fill) STRESS_CUDA(cudaDeviceSynchronize());
   }
+  cudaStream_t stream() const { return non_blocking_; }
   ~Case() { cudaStreamDestroy(non_blocking_); }
 
   CsrView<V, I, O> view() const {
@@ -361,9 +391,9 @@ class Case {
     v.rows = spec_.rows;
     v.cols = spec_.cols;
     v.nnz = nnz_;
-    v.row_ptr = row_ptr_.ptr;
-    v.col_idx = col_idx_.ptr;
-    v.values = values_.ptr;
+    v.row_ptr = rp_;
+    v.col_idx = ci_;
+    v.values = va_;
     v.memory = Memory::device;
     return v;
   }
@@ -375,15 +405,13 @@ class Case {
     random_vector_kernel<V><<<grid_for(nx), 256>>>(seed, nx, x_.ptr);
     random_vector_kernel<V><<<grid_for(ny), 256>>>(seed + 1, ny, y_in_.ptr);
     if (op == Op::N) {
-      reference_n_kernel<V, I, O><<<grid_for(spec_.rows), 256>>>(spec_.rows, row_ptr_.ptr,
-                                                                 col_idx_.ptr, values_.ptr, x_.ptr,
+      reference_n_kernel<V, I, O><<<grid_for(spec_.rows), 256>>>(spec_.rows, rp_, ci_, va_, x_.ptr,
                                                                  sum_.ptr, abs_.ptr, count_.ptr);
     } else {
       STRESS_CUDA(cudaMemset(sum_.ptr, 0, sizeof(double) * std::max<std::int64_t>(1, ny)));
       STRESS_CUDA(cudaMemset(abs_.ptr, 0, sizeof(double) * std::max<std::int64_t>(1, ny)));
       STRESS_CUDA(cudaMemset(count_.ptr, 0, sizeof(double) * std::max<std::int64_t>(1, ny)));
-      reference_t_kernel<V, I, O><<<grid_for(nnz_), 256>>>(spec_.rows, nnz_, row_ptr_.ptr,
-                                                           col_idx_.ptr, values_.ptr, x_.ptr,
+      reference_t_kernel<V, I, O><<<grid_for(nnz_), 256>>>(spec_.rows, nnz_, rp_, ci_, va_, x_.ptr,
                                                            sum_.ptr, abs_.ptr, count_.ptr);
     }
     STRESS_CUDA(cudaGetLastError());
@@ -411,9 +439,9 @@ class Case {
     }
     Verdict init{0, std::numeric_limits<unsigned long long>::max(), 0};
     STRESS_CUDA(cudaMemcpy(verdict_.ptr, &init, sizeof(Verdict), cudaMemcpyHostToDevice));
-    compare_kernel<V><<<grid_for(ny + kGuard), 256>>>(ny, y_.ptr, y_in_.ptr, alpha, beta, sum_.ptr,
-                                                      abs_.ptr, count_.ptr, kGuard,
-                                                      nan_pattern<V>(), verdict_.ptr);
+    compare_kernel<V><<<grid_for(ny + kGuard), 256>>>(
+        ny, y_.ptr, y_in_.ptr, alpha, beta, sum_.ptr, abs_.ptr, count_.ptr, kGuard,
+        nan_pattern<V>(), static_cast<double>(std::numeric_limits<V>::epsilon()), verdict_.ptr);
     STRESS_CUDA(cudaGetLastError());
     Verdict v;
     STRESS_CUDA(cudaMemcpy(&v, verdict_.ptr, sizeof(Verdict), cudaMemcpyDeviceToHost));
@@ -442,6 +470,9 @@ class Case {
   Buffer<O> row_ptr_;
   Buffer<I> col_idx_;
   Buffer<V> values_;
+  O* rp_;  // the arrays the kernels see (one element in when misaligned)
+  I* ci_;
+  V* va_;
   Buffer<V> x_, y_in_, y_;
   Buffer<double> sum_, abs_, count_;
   Buffer<Verdict> verdict_;
@@ -465,7 +496,8 @@ void c_check(hola_status s) {
 template <class V, class I, class O>
 void run_typed(const MatrixSpec& spec, const Buffer<std::int64_t>& off64, std::int64_t nnz,
                const std::vector<KernelRun>& runs, const CheckOptions& opt, CaseResult& result) {
-  Case<V, I, O> c(spec, nnz, off64);
+  Case<V, I, O> c(spec, nnz, off64, opt.setup_on_stream);
+  void* const setup_stream = opt.setup_on_stream ? c.stream() : nullptr;
   const CsrView<V, I, O> A = c.view();
   // One operator per run, set up once: every check after the first is a repeated apply.
   struct Prepared {
@@ -482,8 +514,8 @@ void run_typed(const MatrixSpec& spec, const Buffer<std::int64_t>& off64, std::i
       if (run.c_api) {
         c_check(hola_operator_create(&p.c_op, c_value_type<V>(), c_index_type<I>(),
                                      c_index_type<O>(), run.kernel.c_str(), run.deterministic));
-        c_check(hola_operator_setup(p.c_op, A.rows, A.cols, A.nnz, A.row_ptr, A.col_idx, A.values,
-                                    HOLA_MEMORY_DEVICE, 0));
+        c_check(hola_operator_setup_on_stream(p.c_op, A.rows, A.cols, A.nnz, A.row_ptr, A.col_idx,
+                                              A.values, HOLA_MEMORY_DEVICE, 0, setup_stream));
         const char *n = nullptr, *t = nullptr;
         c_check(hola_operator_kernel_name(p.c_op, HOLA_OP_N, &n));
         std::string names = n ? n : "?";
@@ -496,7 +528,7 @@ void run_typed(const MatrixSpec& spec, const Buffer<std::int64_t>& off64, std::i
         o.deterministic = run.deterministic;
         o.validate = opt.validate;
         p.op = std::make_unique<Operator<V, I, O>>(o);
-        p.op->setup(A);
+        p.op->setup(A, 0, setup_stream);
         result.kernels.push_back(run.label() + " -> " + p.op->kernel_name(Op::N) + ", " +
                                  p.op->kernel_name(Op::T));
       }
@@ -509,6 +541,7 @@ void run_typed(const MatrixSpec& spec, const Buffer<std::int64_t>& off64, std::i
     }
     prepared.push_back(std::move(p));
   }
+  STRESS_CUDA(cudaDeviceSynchronize());  // every setup has run; the fill is done by now
   std::uint64_t seed = spec.seed * 7919 + 17;
   for (Op op : opt.ops) {
     c.prepare(op, seed++);
@@ -529,6 +562,8 @@ void run_typed(const MatrixSpec& spec, const Buffer<std::int64_t>& off64, std::i
                           } else {
                             p.op->apply(op, alpha, {x, nx}, b, {y_in, y_in ? ny : 0}, {y, ny}, s);
                           }
+                          if (opt.corrupt_output && ny > 0)
+                            STRESS_CUDA(cudaMemsetAsync(y + ny / 2, 0x3f, sizeof(V), s));
                         });
             ++result.checks;
             if (f.bad == 0 && f.error.empty()) continue;
@@ -555,6 +590,9 @@ std::string MatrixSpec::to_string() const {
   if (huge_row >= 0) s << ",huge_row=" << huge_row << ",huge_len=" << huge_len;
   if (dist == RowDist::stencil5) s << ",nx=" << nx;
   if (reversed) s << ",reversed=1";
+  if (shuffled) s << ",shuffled=1";
+  if (duplicates) s << ",duplicates=1";
+  if (misaligned) s << ",misaligned=1";
   s << ",seed=" << seed;
   return s.str();
 }
@@ -595,6 +633,12 @@ MatrixSpec MatrixSpec::parse(const std::string& text) {
       m.nx = static_cast<std::int64_t>(number(key, v));
     else if (key == "reversed")
       m.reversed = number(key, v) != 0;
+    else if (key == "shuffled")
+      m.shuffled = number(key, v) != 0;
+    else if (key == "duplicates")
+      m.duplicates = number(key, v) != 0;
+    else if (key == "misaligned")
+      m.misaligned = number(key, v) != 0;
     else if (key == "seed")
       m.seed = static_cast<std::uint64_t>(number(key, v));
     else if (key == "dist") {

@@ -33,8 +33,11 @@ struct MatrixSpec {
   std::int64_t empty_run = 1;  // empty rows come in runs of this many rows
   std::int64_t huge_row = -1;  // this row holds huge_len nonzeros (spread over the columns)
   std::int64_t huge_len = 0;
-  std::int64_t nx = 0;    // stencil5 grid width
-  bool reversed = false;  // odd rows list their columns in descending order (unsorted CSR)
+  std::int64_t nx = 0;      // stencil5 grid width
+  bool reversed = false;    // odd rows list their columns in descending order (unsorted CSR)
+  bool shuffled = false;    // every row lists its columns in a scrambled order (unsorted CSR)
+  bool duplicates = false;  // columns drawn independently: repeats within a row are allowed
+  bool misaligned = false;  // the CSR arrays start one element past an aligned address
   std::uint64_t seed = 1;
 
   // "rows=..,cols=..,dist=..,..." and back; parse() throws hola::error on a bad spec.
@@ -66,6 +69,12 @@ struct CheckOptions {
   // 0: the legacy default stream (nullptr), 1: a non-blocking stream of the caller's.
   std::vector<int> streams{0, 1};
   bool validate = true;  // Operator's structural check at setup
+  // The CSR arrays are written on the caller's non-blocking stream and setup is called on that
+  // stream at once, without a host synchronisation (setup must be ordered after the writes).
+  bool setup_on_stream = false;
+  // Self-test of the checker: one entry of y is overwritten after every apply, so that every
+  // check must fail.
+  bool corrupt_output = false;
   bool verbose = false;
 };
 

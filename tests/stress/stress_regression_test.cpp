@@ -46,3 +46,42 @@ INSTANTIATE_TEST_SUITE_P(Reports, StressRegression, ::testing::ValuesIn(params()
 
 }  // namespace
 }  // namespace hola::stress
+
+namespace hola::stress {
+namespace {
+
+// The checker can fail: one corrupted entry of y is reported by every check.
+TEST(StressEngine, ReportsACorruptedEntry) {
+  CheckOptions o;
+  o.corrupt_output = true;
+  const CaseResult r = run_case(MatrixSpec::parse("rows=5000,cols=4000,dist=uniform,len=20,seed=2"),
+                                TypeSpec::parse("double,32,32"), {{"hola", false, false}}, o);
+  ASSERT_TRUE(r.skipped.empty()) << r.skipped;
+  EXPECT_GT(r.checks, 0);
+  EXPECT_EQ(static_cast<std::int64_t>(r.failures.size()), r.checks);
+  for (const Failure& f : r.failures) EXPECT_EQ(f.bad, 1) << f.what;
+}
+
+// Setup on the caller's stream is ordered after the arrays still being written there (a
+// non-blocking stream does not wait for the legacy default stream, nor it for it). One case per
+// kernel, so that every kernel's setup is the first to meet arrays in flight.
+TEST(StressEngine, SetupIsOrderedAfterArraysWrittenOnTheCallersStream) {
+  CheckOptions o;
+  o.setup_on_stream = true;
+  o.betas = {0.0};
+  o.repeats = 1;
+  for (const KernelRun& run : all_kernel_runs()) {
+    const CaseResult r =
+        run_case(MatrixSpec::parse("rows=25000000,cols=25000000,dist=stencil5,nx=5000"),
+                 TypeSpec::parse("double,32,32"), {run}, o);
+    if (!r.skipped.empty()) GTEST_SKIP() << r.skipped;
+    EXPECT_GT(r.checks, 0) << run.label();
+    for (const std::string& s : r.refusals) ADD_FAILURE() << "refused: " << s;
+    for (const Failure& f : r.failures)
+      ADD_FAILURE() << f.what << ": " << f.bad << " wrong entries, first " << f.first_bad << " "
+                    << f.error;
+  }
+}
+
+}  // namespace
+}  // namespace hola::stress

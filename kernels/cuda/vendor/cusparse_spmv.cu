@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -223,6 +224,14 @@ class CusparseKernel final : public SpmvKernel<V, I, O> {
                                 value_type<V>(), algorithm(), plan.buffer.get());
     // Preprocessing is an optimisation: an op / algorithm without it still multiplies.
     if (pre != CUSPARSE_STATUS_SUCCESS && pre != CUSPARSE_STATUS_NOT_SUPPORTED) {
+      // CUDA 13.0's cuSPARSE fails here with an internal error on matrices of more than 2^31 - 1
+      // nonzeros (H100, 2.2e9 nonzeros, 64-bit offsets: bench/results, scale stage): say so.
+      if (A_.nnz > std::numeric_limits<std::int32_t>::max())
+        fail(status::unsupported,
+             "cusparse: cusparseSpMV_preprocess failed (" + std::string(cusparseGetErrorName(pre)) +
+                 ") on " + std::to_string(A_.nnz) +
+                 " nonzeros; cuSPARSE of this CUDA does not handle more than 2^31 - 1 nonzeros, "
+                 "use the hola or merge kernel");
       throw_cusparse(pre, "cusparseSpMV_preprocess", __FILE__, __LINE__);
     }
   }

@@ -57,6 +57,14 @@ hola_status hola_operator_create(hola_operator* op, hola_value_type value_type,
 hola_status hola_operator_setup(hola_operator op, int64_t rows, int64_t cols, int64_t nnz,
                                 const void* row_ptr, const void* col_idx, const void* values,
                                 hola_memory memory, uint64_t structure_version);
+/* The same analysis run on `stream` (a cudaStream_t; NULL: the legacy default stream): use it when
+ * the arrays were written on a stream of your own (a non-blocking stream is not ordered after
+ * the legacy default stream, so setup would otherwise read arrays still being written). It
+ * synchronises that stream. */
+hola_status hola_operator_setup_on_stream(hola_operator op, int64_t rows, int64_t cols, int64_t nnz,
+                                          const void* row_ptr, const void* col_idx,
+                                          const void* values, hola_memory memory,
+                                          uint64_t structure_version, void* stream);
 /* y_out = alpha op(A) x + beta y_in; alpha and beta point to one value of the value type.
  * y_in may equal y_out, or be NULL when *beta == 0. stream: a cudaStream_t or NULL. */
 hola_status hola_operator_apply(hola_operator op, hola_op trans, const void* alpha, const void* x,

@@ -47,8 +47,11 @@ class Operator {
 
   // Analysis for A. The cache key is (row_ptr, col_idx, rows, cols, nnz, structure_version):
   // with the same key only the values pointer is refreshed (values may change freely).
-  // Invalid input throws hola::error and leaves the Operator as it was.
-  void setup(const CsrView<V, I, O>& A, std::uint64_t structure_version = 0);
+  // Invalid input throws hola::error and leaves the Operator as it was. The analysis runs on
+  // `stream` (a cudaStream_t; nullptr: the legacy default stream), so it is ordered after the
+  // caller's own work that wrote the arrays on that stream; it synchronises that stream.
+  void setup(const CsrView<V, I, O>& A, std::uint64_t structure_version = 0,
+             void* stream = nullptr);
 
   // y_out = alpha op(A) x + beta y_in. beta == 0 never reads y_in. y_in may be y_out (or
   // null when beta == 0); x must not overlap y_out. No allocation, no host<->device copy, no
