@@ -1,38 +1,60 @@
 #include "hola/registry.hpp"
 
-#include "hola/cpu_spmv.hpp"
 #include "hola/detail/instantiate.hpp"
 #include "hola/error.hpp"
-#include "hola/gpu_kernels.hpp"
+#include "hola/kernel_table.hpp"
 
 namespace hola {
 
+namespace {
+
+KernelInfo info_of(const KernelFamily& f) {
+  return {f.name,
+          f.description,
+          f.memory,
+          f.op_n(),
+          f.op_t(),
+          f.deterministic_n(),
+          f.deterministic_t(),
+          f.mixed_index_types(),
+          f.setup_data()};
+}
+
+// "auto" is no family: the Operator resolves it (plugin/src/selector.cpp). Deterministic T only
+// where the chosen kernel has it (the CPU kernel; no GPU kernel yet).
+const KernelInfo& auto_info() {
+  static const KernelInfo info{"auto",
+                               "chosen per matrix from its features (docs/kernels.md)",
+                               Memory::device,
+                               true,
+                               true,
+                               true,
+                               false,
+                               true,
+                               true};
+  return info;
+}
+
+const char* yes_no(bool b) { return b ? "yes" : "no"; }
+
+std::string markdown_row(const KernelInfo& k) {
+  const std::string deterministic = k.deterministic_n && k.deterministic_t ? "N and T"
+                                    : k.deterministic_n                    ? "N"
+                                    : k.deterministic_t                    ? "T"
+                                                                           : "no";
+  return "| `" + k.name + "` | " + memory_name(k.memory) + " | " + yes_no(k.op_n) + " | " +
+         yes_no(k.op_t) + " | " + deterministic + " | " + yes_no(k.mixed_index_types) + " | " +
+         yes_no(k.setup_data) + " | " + k.description + " |\n";
+}
+
+}  // namespace
+
 const std::vector<KernelInfo>& KernelRegistry::kernels() {
-  // Capabilities as implemented by each family (kernels/cpu, kernels/cuda/*); the registry
-  // test checks them against the kernels' own supports() / deterministic().
   static const std::vector<KernelInfo> list = [] {
     std::vector<KernelInfo> v;
-    v.push_back({"cpu", "OpenMP merge-path split per thread (host memory)", Memory::host, true,
-                 true, true, true, true});
-#if defined(HOLA_ENABLE_CUDA)
-    v.push_back({"hola", "Hola-SpMV: strict nnz split per block and thread, bit-mask rows",
-                 Memory::device, true, true, true, false, true});
-    v.push_back({"merge", "merge-path SpMV with deterministic carry fix-up", Memory::device, true,
-                 true, true, false, true});
-    v.push_back({"light", "LightSpMV: persistent grid, dynamic rows through an atomic counter",
-                 Memory::device, true, true, true, false, true});
-    v.push_back({"scalar", "one thread per row", Memory::device, true, true, true, false, true});
-    v.push_back({"vector", "one warp per row", Memory::device, true, true, true, false, true});
-    v.push_back({"vector-adaptive", "2-32 lanes per row from the mean row length", Memory::device,
-                 true, true, true, false, true});
-    v.push_back({"cusparse", "cuSPARSE cusparseSpMV CSR_ALG1", Memory::device, true, true, false,
-                 false, false});
-    v.push_back({"cusparse-alg2", "cuSPARSE cusparseSpMV CSR_ALG2 (deterministic op N)",
-                 Memory::device, true, true, true, false, false});
-#endif
-    // Deterministic T only where the chosen kernel has it (the CPU kernel; no GPU kernel yet).
-    v.push_back({"auto", "chosen per matrix from its row lengths (docs/kernels.md)", Memory::device,
-                 true, true, true, false, true});
+    for (const KernelFamily& f : kernel_families)
+      if (built(f)) v.push_back(info_of(f));
+    v.push_back(auto_info());
     return v;
   }();
   return list;
@@ -50,26 +72,28 @@ std::string KernelRegistry::names() {
   return s;
 }
 
+std::string KernelRegistry::markdown_table() {
+  std::string s =
+      "| name | memory | N | T | deterministic | mixed index types | setup data | what it is |\n"
+      "|---|---|---|---|---|---|---|---|\n";
+  for (const KernelFamily& f : kernel_families) s += markdown_row(info_of(f));
+  return s + markdown_row(auto_info());
+}
+
 template <class V, class I, class O>
 SpmvKernelPtr<V, I, O> KernelRegistry::create(const std::string& name,
                                               const KernelOptions& options) {
-  if (name == "cpu") return std::make_unique<cpu::MergeSpmv<V, I, O>>(options);
-#if defined(HOLA_ENABLE_CUDA)
-  if (name == "hola") return gpu::make_hola<V, I, O>(options);
-  if (name == "merge") return gpu::make_merge<V, I, O>(options);
-  if (name == "light") return gpu::make_light<V, I, O>(options);
-  if (name == "scalar") return gpu::make_scalar<V, I, O>(options);
-  if (name == "vector") return gpu::make_vector<V, I, O>(options);
-  if (name == "vector-adaptive") return gpu::make_vector_adaptive<V, I, O>(options);
-  if (name == "cusparse") return gpu::make_cusparse<V, I, O>(options, 1);
-  if (name == "cusparse-alg2") return gpu::make_cusparse<V, I, O>(options, 2);
-#else
-  for (const char* gpu_name : {"hola", "merge", "light", "scalar", "vector", "vector-adaptive",
-                               "cusparse", "cusparse-alg2"})
-    if (name == gpu_name)
+  SpmvKernelPtr<V, I, O> made;
+  for_each_kernel_row([&](auto row) {
+    using Row = decltype(row);
+    if (made || name != Row::family.name) return;
+    if constexpr (built(Row::family))
+      made = Row::template make<V, I, O>(options);
+    else
       fail(status::unsupported,
            "kernel '" + name + "' needs a build with CUDA (this build has " + names() + ")");
-#endif
+  });
+  if (made) return made;
   if (name == "auto") fail(status::invalid_argument, "'auto' is resolved by the Operator");
   fail(status::invalid_argument, "unknown kernel '" + name + "' (known: " + names() + ")");
 }

@@ -7,6 +7,7 @@
 
 #include "hola/detail/instantiate.hpp"
 #include "hola/error.hpp"
+#include "hola/kernel_table.hpp"
 #include "selector_tree.hpp"
 
 namespace hola {
@@ -20,7 +21,17 @@ std::string describe(const RowLengthStats& s) {
   return out.str();
 }
 
-bool is_vendor(const std::string& name) { return name.rfind("cusparse", 0) == 0; }
+// The selector's labels: names of the kernel table's rows.
+constexpr const char* kScalar = rows::Scalar::family.name;
+constexpr const char* kHola = rows::Hola::family.name;
+constexpr const char* kVendor = rows::Cusparse::family.name;  // also the race's baseline
+constexpr const char* kCpu = rows::Cpu::family.name;
+
+// Whether the family can take these index types (vendor_available: index type == offset type).
+bool can_take(const std::string& name, bool vendor_available) {
+  const KernelFamily* f = find_family(name);
+  return vendor_available || !f || f->mixed_index_types();
+}
 
 }  // namespace
 
@@ -31,17 +42,17 @@ KernelSelection select_device_kernel_by_rule(Op op, bool single_precision, bool 
   // was the fastest kernel for both ops on the 7-point stencils and the small banded matrix
   // (1.3-2.1x cuSPARSE). Long rows make it serialise, so the longest row bounds it.
   if (s.rows > 0 && s.max_row <= 32 && s.mean_row() <= 12.0)
-    return {"scalar", why + "short even rows -> scalar", {}};
+    return {kScalar, why + "short even rows -> " + kScalar, {}};
   if (op == Op::T) {
     // No Hola transpose beat cuSPARSE's on the irregular and long-row matrices yet.
-    if (vendor_available) return {"cusparse", why + "transpose -> cusparse", {}};
-    return {"hola", why + "transpose, mixed index types (no cuSPARSE) -> hola", {}};
+    if (vendor_available) return {kVendor, why + "transpose -> " + kVendor, {}};
+    return {kHola, why + "transpose, mixed index types (no cuSPARSE) -> " + kHola, {}};
   }
   // Double: hola was fastest or within 6 % of the best on every other anchor matrix. Single:
   // cuSPARSE ALG1 was ahead of hola on the stencils and banded matrices.
   if (single_precision && vendor_available)
-    return {"cusparse", why + "single precision -> cusparse", {}};
-  return {"hola", why + "-> hola", {}};
+    return {kVendor, why + "single precision -> " + kVendor, {}};
+  return {kHola, why + "-> " + kHola, {}};
 }
 
 KernelSelection select_device_kernel(Op op, bool single_precision, bool vendor_available,
@@ -57,7 +68,7 @@ KernelSelection select_device_kernel(Op op, bool single_precision, bool vendor_a
       << c.group_efficiency() << ", x near in row " << c.fraction(c.row_near)
       << ", near the row above " << c.fraction(c.neighbor_near) << "): leaf " << pick.leaf << " -> "
       << pick.kernel;
-  if (is_vendor(pick.kernel) && !vendor_available) {
+  if (!can_take(pick.kernel, vendor_available)) {
     // cuSPARSE needs equal column index and row offset types.
     KernelSelection rule = select_device_kernel_by_rule(op, single_precision, false, s);
     rule.reason = why.str() + ", which cannot take mixed index types; " + rule.reason;
@@ -65,13 +76,13 @@ KernelSelection select_device_kernel(Op op, bool single_precision, bool vendor_a
   }
   KernelSelection chosen{pick.kernel, why.str(), {}};
   auto add = [&](const char* name) {
-    if (!name || name == chosen.name || (is_vendor(name) && !vendor_available)) return;
+    if (!name || name == chosen.name || !can_take(name, vendor_available)) return;
     for (const std::string& a : chosen.alternatives)
       if (a == name) return;
     chosen.alternatives.emplace_back(name);
   };
   add(pick.second);
-  add("cusparse");
+  add(kVendor);
   return chosen;
 }
 
@@ -79,8 +90,8 @@ template <class V, class I, class O>
 KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>& A) {
   if (A.memory == Memory::host) {
     const KernelSelection cpu{
-        "cpu",
-        requested == "auto" || requested == "cpu"
+        kCpu,
+        requested == "auto" || requested == kCpu
             ? "host memory: OpenMP CPU kernel"
             : "host memory: OpenMP CPU kernel (requested '" + requested + "' runs on the GPU only)",
         {}};

@@ -1,4 +1,5 @@
-// hola-bench: every kernel against cuSPARSE on the same GPU in the same run (DESIGN.md §6); host
+// hola-bench: every kernel against cuSPARSE on the same GPU in the same run
+// (docs/architecture.md, "Performance method"); host
 // kernels (-k cpu) on the CPU, also where there is no GPU.
 #include <unistd.h>
 #include <CLI/CLI.hpp>
@@ -27,6 +28,8 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
+
+const char* yes_no(bool b) { return b ? "yes" : "no"; }
 
 std::string clock_text(double seconds) {
   const int s = static_cast<int>(seconds + 0.5);
@@ -113,13 +116,14 @@ int main(int argc, char** argv) {
   std::vector<std::string> ops{"N", "T"};
   hola::bench::Settings settings;
   std::string json_path, csv_path, output_path, commit;
-  bool list_kernels = false, no_check = false, features_only = false, no_progress = false;
+  bool list_kernels = false, markdown = false, no_check = false, features_only = false,
+       no_progress = false;
   double time_budget_s = 0;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   app.add_option("-m,--matrix", inputs,
                  "Matrix Market files, directories of them, generator specs (e.g. "
                  "poisson3d:n=200), @FILE (one spec or 'name spec' per line) or 'anchors' (the "
-                 "ANCHORS.md set)");
+                 "anchor set of docs/performance.md)");
   app.add_option("-k,--kernel", kernel_specs,
                  "kernels, optionally with options: hola:tpb=256,npt=8,det=1; 'auto' times the "
                  "Operator's choice; 'cpu' runs on the host (default: every GPU kernel, or the "
@@ -154,6 +158,9 @@ int main(int argc, char** argv) {
                "on the CPU) and write them");
   app.add_flag("--no-progress", no_progress, "no progress report on stderr");
   app.add_flag("--list-kernels", list_kernels, "print the kernel registry and exit");
+  app.add_flag("--markdown", markdown,
+               "with --list-kernels: every family of the kernel table as the Markdown table of "
+               "docs/kernels.md");
   CLI11_PARSE(app, argc, argv);
   settings.check = !no_check;
   if (!output_path.empty()) {
@@ -163,13 +170,17 @@ int main(int argc, char** argv) {
   }
 
   if (list_kernels) {
-    std::printf("%-16s %-7s %-3s %-3s %-13s %-13s %s\n", "kernel", "memory", "N", "T", "determ. N",
-                "determ. T", "description");
+    if (markdown) {
+      std::fputs(hola::KernelRegistry::markdown_table().c_str(), stdout);
+      return 0;
+    }
+    std::printf("%-16s %-7s %-3s %-3s %-10s %-10s %-6s %-6s %s\n", "kernel", "memory", "N", "T",
+                "determ. N", "determ. T", "mixed", "setup", "description");
     for (const hola::KernelInfo& k : hola::KernelRegistry::kernels())
-      std::printf("%-16s %-7s %-3s %-3s %-13s %-13s %s\n", k.name.c_str(),
-                  hola::memory_name(k.memory), k.op_n ? "yes" : "no", k.op_t ? "yes" : "no",
-                  k.deterministic_n ? "yes" : "no", k.deterministic_t ? "yes" : "no",
-                  k.description.c_str());
+      std::printf("%-16s %-7s %-3s %-3s %-10s %-10s %-6s %-6s %s\n", k.name.c_str(),
+                  hola::memory_name(k.memory), yes_no(k.op_n), yes_no(k.op_t),
+                  yes_no(k.deterministic_n), yes_no(k.deterministic_t), yes_no(k.mixed_index_types),
+                  yes_no(k.setup_data), k.description.c_str());
     return 0;
   }
   const bool gpu = hola::gpu::gpu_available();

@@ -1,0 +1,189 @@
+// The kernel table: every kernel family describes itself here once, in one row next to its
+// factory. The registry (plugin/src/registry.cpp), `hola-bench --list-kernels`, the selector's
+// labels, the unit tests and the kernel list of docs/kernels.md all read it
+// (docs/architecture.md, "Adding a kernel family").
+//
+// A row is a struct with
+//   static constexpr KernelFamily family{...};   what the family is and can do
+//   template <class V, class I, class O>
+//   static SpmvKernelPtr<V, I, O> make(const KernelOptions&);   its factory
+// where `make` of a device family exists only in builds with HOLA_ENABLE_CUDA.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+#include <tuple>
+
+#include "hola/cpu_spmv.hpp"
+#include "hola/gpu_kernels.hpp"
+#include "hola/spmv_kernel.hpp"
+#include "hola/types.hpp"
+
+namespace hola {
+
+// What a family can do, in words rather than bare booleans.
+enum class Ops { n, n_and_t };                // y = A x; also y = A^T x
+enum class Determinism { none, n, n_and_t };  // bitwise reproducible ops (always or by option)
+enum class IndexTypes { equal, mixed };       // may column index and row offset types differ
+enum class SetupData { none, kept };          // keeps data computed from the structure at setup
+
+struct KernelFamily {
+  const char* name;         // registry key and user option value
+  const char* description;  // one line
+  Memory memory;            // where its matrix and vectors live (device: CUDA builds only)
+  Ops ops;
+  Determinism determinism;
+  IndexTypes index_types;
+  SetupData setup;
+
+  constexpr bool op_n() const { return true; }
+  constexpr bool op_t() const { return ops == Ops::n_and_t; }
+  constexpr bool deterministic_n() const { return determinism != Determinism::none; }
+  constexpr bool deterministic_t() const { return determinism == Determinism::n_and_t; }
+  constexpr bool mixed_index_types() const { return index_types == IndexTypes::mixed; }
+  constexpr bool setup_data() const { return setup == SetupData::kept; }
+};
+
+namespace rows {
+
+struct Cpu {
+  static constexpr KernelFamily family{
+      "cpu",
+      "OpenMP merge-path split per thread (host memory)",
+      Memory::host,
+      Ops::n_and_t,
+      Determinism::n_and_t,
+      IndexTypes::mixed,
+      SetupData::kept,
+  };
+  template <class V, class I, class O>
+  static SpmvKernelPtr<V, I, O> make(const KernelOptions& options) {
+    return std::make_unique<cpu::MergeSpmv<V, I, O>>(options);
+  }
+};
+
+// The GPU families (kernels/cuda/<family>/); factories declared in hola/gpu_kernels.hpp.
+#if defined(HOLA_ENABLE_CUDA)
+#define HOLA_GPU_ROW_FACTORY(call)                                   \
+  template <class V, class I, class O>                               \
+  static SpmvKernelPtr<V, I, O> make(const KernelOptions& options) { \
+    return call;                                                     \
+  }
+#else
+#define HOLA_GPU_ROW_FACTORY(call)
+#endif
+
+struct Hola {
+  static constexpr KernelFamily family{
+      "hola",          "Hola-SpMV: strict nnz split per block and thread, bit-mask rows",
+      Memory::device,  Ops::n_and_t,
+      Determinism::n,  IndexTypes::mixed,
+      SetupData::kept,
+  };
+  HOLA_GPU_ROW_FACTORY((gpu::make_hola<V, I, O>(options)))
+};
+
+struct Merge {
+  static constexpr KernelFamily family{
+      "merge",         "merge-path SpMV with deterministic carry fix-up",
+      Memory::device,  Ops::n_and_t,
+      Determinism::n,  IndexTypes::mixed,
+      SetupData::kept,
+  };
+  HOLA_GPU_ROW_FACTORY((gpu::make_merge<V, I, O>(options)))
+};
+
+struct Light {
+  static constexpr KernelFamily family{
+      "light",         "LightSpMV: persistent grid, dynamic rows through an atomic counter",
+      Memory::device,  Ops::n_and_t,
+      Determinism::n,  IndexTypes::mixed,
+      SetupData::kept,
+  };
+  HOLA_GPU_ROW_FACTORY((gpu::make_light<V, I, O>(options)))
+};
+
+struct Scalar {
+  static constexpr KernelFamily family{
+      "scalar",       "one thread per row", Memory::device,  Ops::n_and_t,
+      Determinism::n, IndexTypes::mixed,    SetupData::none,
+  };
+  HOLA_GPU_ROW_FACTORY((gpu::make_scalar<V, I, O>(options)))
+};
+
+struct Vector {
+  static constexpr KernelFamily family{
+      "vector",       "one warp per row", Memory::device,  Ops::n_and_t,
+      Determinism::n, IndexTypes::mixed,  SetupData::none,
+  };
+  HOLA_GPU_ROW_FACTORY((gpu::make_vector<V, I, O>(options)))
+};
+
+struct VectorAdaptive {
+  static constexpr KernelFamily family{
+      "vector-adaptive", "2-32 lanes per row from the mean row length",
+      Memory::device,    Ops::n_and_t,
+      Determinism::n,    IndexTypes::mixed,
+      SetupData::none,
+  };
+  HOLA_GPU_ROW_FACTORY((gpu::make_vector_adaptive<V, I, O>(options)))
+};
+
+struct Cusparse {
+  static constexpr KernelFamily family{
+      "cusparse",        "cuSPARSE cusparseSpMV CSR_ALG1",
+      Memory::device,    Ops::n_and_t,
+      Determinism::none, IndexTypes::equal,
+      SetupData::kept,
+  };
+  HOLA_GPU_ROW_FACTORY((gpu::make_cusparse<V, I, O>(options, 1)))
+};
+
+struct CusparseAlg2 {
+  static constexpr KernelFamily family{
+      "cusparse-alg2", "cuSPARSE cusparseSpMV CSR_ALG2 (deterministic op N)",
+      Memory::device,  Ops::n_and_t,
+      Determinism::n,  IndexTypes::equal,
+      SetupData::kept,
+  };
+  HOLA_GPU_ROW_FACTORY((gpu::make_cusparse<V, I, O>(options, 2)))
+};
+
+#undef HOLA_GPU_ROW_FACTORY
+
+}  // namespace rows
+
+// The table, in the order of `hola-bench --list-kernels` and docs/kernels.md.
+using KernelTable =
+    std::tuple<rows::Cpu, rows::Hola, rows::Merge, rows::Light, rows::Scalar, rows::Vector,
+               rows::VectorAdaptive, rows::Cusparse, rows::CusparseAlg2>;
+
+// Calls f(Row{}) for every row of the table, in order.
+template <class F>
+constexpr void for_each_kernel_row(F&& f) {
+  std::apply([&](auto... row) { (f(row), ...); }, KernelTable{});
+}
+
+// Every family's description, whether or not this build has it.
+inline constexpr auto kernel_families = std::apply(
+    [](auto... row) { return std::array<KernelFamily, sizeof...(row)>{decltype(row)::family...}; },
+    KernelTable{});
+
+// Whether this build has the family's kernels (device families need CUDA).
+constexpr bool built(const KernelFamily& f) {
+#if defined(HOLA_ENABLE_CUDA)
+  return true;
+#else
+  return f.memory == Memory::host;
+#endif
+}
+
+// nullptr for names that are not in the table.
+constexpr const KernelFamily* find_family(std::string_view name) {
+  for (const KernelFamily& f : kernel_families)
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+}  // namespace hola
