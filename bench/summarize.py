@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarise a hola-bench results JSON against the ANCHORS.md targets.
+"""Summarise a hola-bench results JSON against the targets of docs/architecture.md.
 
 Usage: python3 bench/summarize.py bench/results/<file>.json [--kernel hola]
 Prints, per kernel, the % of floor and speedup over cuSPARSE ALG1 of every matrix and the

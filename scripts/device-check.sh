@@ -8,7 +8,7 @@
 #   scale     hola-stress --regressions --scale: every kernel x N/T x float/double at 10^8 rows,
 #             2^31+ nonzeros, 90 % empty rows, aspect 100, a 10^8-nonzero row (memory allowing)
 #   fuzz      hola-stress --fuzz $FUZZ_CASES (default 10000) random structures, seed $FUZZ_SEED
-#   bench     hola-bench on the ANCHORS.md matrices (BENCH_ARGS adds or overrides arguments)
+#   bench     hola-bench on the anchor matrices (docs/architecture.md) (BENCH_ARGS adds or overrides arguments)
 #   profile   Nsight Compute counters (DRAM bytes, L2 atomic sectors, issue activity) of the hola
 #             and cuSPARSE kernels on a 7-point and a 27-point stencil, N and T
 #   petsc     scripts/device-petsc.sh: PETSc 3.26 with CUDA, holaaijcusparse tests and solves

@@ -3,7 +3,7 @@
 
 Usage: python3 bench/selector/corpus.py [--count 300] [--seed 2026] [--out FILE]
 
-Every generated family of DESIGN.md section 7 (2D/3D stencils, banded from sigma = 10 to
+Every generated family of docs/architecture.md, "Test matrices" (2D/3D stencils, banded from sigma = 10 to
 uniform, R-MAT, circuit-like, arrow, rectangular wide and tall, random row lengths, single
 row / column), sizes log-uniform between 10 k and 20 M nonzeros plus a few up to 50 M. The
 same seed gives the same list. Lines are "name spec"; the order is shuffled so that a run cut

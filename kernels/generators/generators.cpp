@@ -1,4 +1,4 @@
-// Deterministic matrix generators (DESIGN.md §7).
+// Deterministic matrix generators (docs/architecture.md, "Test matrices").
 //
 // Determinism: every random quantity comes from a splitmix64 stream keyed by (seed, family tag,
 // row or chunk index), so the result does not depend on the number of OpenMP threads nor on the

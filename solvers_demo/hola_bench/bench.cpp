@@ -72,7 +72,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Minimal bytes of DESIGN.md §6 for y = A x (beta = 0).
+// Minimal bytes for y = A x, beta = 0 (docs/architecture.md, "Performance method").
 template <class V, class I, class O>
 double floor_bytes(std::int64_t rows, std::int64_t cols, std::int64_t nnz) {
   const double matrix = static_cast<double>(nnz) * (sizeof(V) + sizeof(I)) +
@@ -335,7 +335,7 @@ std::string trim(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
 }
 
-// The generated matrices of ANCHORS.md.
+// The anchor matrices (docs/architecture.md, "Anchor matrices").
 const std::vector<std::pair<std::string, std::string>> kAnchorSet = {
     {"poisson3d-64", "poisson3d:n=64"},
     {"poisson3d-200", "poisson3d:n=200"},

@@ -1,6 +1,6 @@
 // hola-bench internals: matrices prepared on CPU threads, every kernel timed on the GPU
-// (DESIGN.md §6), results checked against the reference on a pool of CPU threads while the GPU
-// moves on.
+// (docs/architecture.md, "Performance method"), results checked against the reference on a pool of
+// CPU threads while the GPU moves on.
 #pragma once
 
 #include <condition_variable>

@@ -1,4 +1,5 @@
-// The test corpus of DESIGN.md §7: every generated family at test size and the real matrices.
+// The test corpus (docs/architecture.md, "Test matrices"): every generated family at test size and
+// the real matrices.
 #pragma once
 
 #include <cstdint>

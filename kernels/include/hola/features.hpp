@@ -1,6 +1,6 @@
 // Row-length statistics of a CSR structure: the features the "auto" selector looks at
-// (DESIGN.md §3). Computed once per structure at setup: on the CPU for host row offsets, on the
-// GPU for device ones (gpu::device_row_length_stats).
+// (docs/kernels.md, "auto"). Computed once per structure at setup: on the CPU for host row offsets,
+// on the GPU for device ones (gpu::device_row_length_stats).
 #pragma once
 
 #include <algorithm>

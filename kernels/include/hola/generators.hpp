@@ -1,6 +1,6 @@
-// Deterministic generators for every matrix family of DESIGN.md §7. Same arguments and seed:
-// same matrix, on any machine. Rows come out sorted by column without duplicates.
-// They build 64-bit double matrices; convert<V, I, O>() gives the other types.
+// Deterministic generators for every matrix family (docs/architecture.md, "Test matrices"). Same
+// arguments and seed: same matrix, on any machine. Rows come out sorted by column without
+// duplicates. They build 64-bit double matrices; convert<V, I, O>() gives the other types.
 #pragma once
 
 #include <cstdint>
@@ -58,8 +58,8 @@ Csr64 one_full_row(std::int64_t rows, std::int64_t cols, std::int64_t row, std::
 
 // Generator specs, e.g. "poisson3d:n=200", "banded:rows=1048576,per_row=22,sigma=1000,seed=1",
 // "rmat:scale=21,ef=16". Unknown names or keys, bad numbers and invalid sizes throw
-// status::invalid_argument. The ANCHORS.md matrices: poisson3d:n=64, poisson3d:n=200,
-// stencil27:n=128, banded:rows=1048576,per_row=22,sigma=10 (1000, 40000, uniform),
+// status::invalid_argument. The anchor matrices (docs/architecture.md): poisson3d:n=64,
+// poisson3d:n=200, stencil27:n=128, banded:rows=1048576,per_row=22,sigma=10 (1000, 40000, uniform),
 // rmat:scale=21,ef=16, circuit:rows=4000000,mean=4.4, banded:rows=20000,per_row=10,sigma=50.
 Csr64 from_spec(const std::string& spec);
 // One line per family: name and keys with defaults.

@@ -1,6 +1,6 @@
 // The one interface every SpMV kernel implements (CPU and GPU alike).
 //
-// Contract (DESIGN.md §2): y_out = alpha * op(A) * x + beta * y_in.
+// Contract (docs/architecture.md, "Kernel contract"): y_out = alpha * op(A) * x + beta * y_in.
 //  - beta == 0: y_in is not read (it may be null, NaN in it never leaks).
 //  - y_in == y_out is allowed (the usual in-place update); PETSc's z = y + A x passes
 //    alpha = beta = 1 with distinct y_in and y_out.
