@@ -18,13 +18,15 @@
 # Environment: HOLA_MATRICES_DIR (real test matrices; default ./.carry/matrices, ../matrices,
 # ../shared/matrices), HOLA_COMMIT (recorded in results; default: git rev-parse HEAD or
 # ./.carry/commit), BENCH_ARGS, CTEST_ARGS (extra ctest arguments), SANITIZE_TESTS
-# (the suites the sanitize stage runs; default all seven).
+# (the suites the sanitize stage runs; default all seven), SANITIZE_FUZZ (fuzzer matrices per
+# sanitizer tool, default 40), FUZZ_CASES, FUZZ_SEED.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$HOLA_ROOT"
 LOGS="${LOGS:-$HOLA_ROOT/device-out}"
 mkdir -p "$LOGS"
 BUILD="$HOLA_ROOT/build-device"
+STRESS="$BUILD/tests/stress/hola-stress"
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(build test sanitize bench)
 want() { local s; for s in "${stages[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
@@ -109,10 +111,23 @@ if want sanitize; then
       [ $rc -eq 0 ] || status=1
     done
   done
+  # The fuzzer's small random matrices under all four tools (racecheck and initcheck without
+  # cuSPARSE and auto, which may pick it: vendor code, see above).
+  for tool in memcheck racecheck initcheck synccheck; do
+    only=()
+    case "$tool" in racecheck | initcheck)
+      only=(--kernel hola merge light scalar vector vector-adaptive) ;;
+    esac
+    echo "== $tool hola-stress --fuzz ${SANITIZE_FUZZ:-40}" >> "$LOGS/sanitizer.log"
+    timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 "$STRESS" \
+      --fuzz "${SANITIZE_FUZZ:-40}" --seed 11 --no-shrink "${only[@]}" >> "$LOGS/sanitizer.log" 2>&1
+    rc=$?
+    note "sanitize: $tool hola-stress fuzz ${SANITIZE_FUZZ:-40}: exit $rc"
+    [ $rc -eq 0 ] || status=1
+  done
   stage_end sanitize done
 fi
 
-STRESS="$BUILD/tests/stress/hola-stress"
 if want scale; then
   stage_start
   if "$STRESS" --regressions --scale --output "$LOGS/scale.json" > "$LOGS/scale.log" 2>&1; then
