@@ -26,13 +26,16 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "hola/detail/instantiate.hpp"
@@ -119,6 +122,23 @@ std::vector<std::string_view> split_blanks(std::string_view s) {
   return out;
 }
 
+// The value of one banner word (case-insensitive) among `words`; anything else is a parse error
+// on line 1 that lists them: "unknown <what> 'x' in the banner (expected 'a', 'b' or 'c')".
+template <class E>
+E banner_word(const std::string& name, const char* what, std::string_view token,
+              std::initializer_list<std::pair<const char*, E>> words) {
+  std::string expected;
+  std::size_t i = 0;
+  for (const auto& [word, value] : words) {
+    if (iequals(token, word)) return value;
+    expected += std::string(i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + "'" + word + "'";
+    ++i;
+  }
+  parse_fail(name, 1,
+             "unknown " + std::string(what) + " " + quote(token) + " in the banner (expected " +
+                 expected + ")");
+}
+
 // Banner, comments and size line. Complex files are rejected here unless only the header is
 // wanted (read_matrix_market_info can describe a file it cannot read).
 Header parse_header(std::string_view text, const std::string& name, bool reject_complex) {
@@ -146,33 +166,16 @@ Header parse_header(std::string_view text, const std::string& name, bool reject_
   }
   Header h;
   MatrixMarketInfo& info = h.info;
-  if (iequals(tok[3], "real")) {
-    info.field = MmField::real;
-  } else if (iequals(tok[3], "integer")) {
-    info.field = MmField::integer;
-  } else if (iequals(tok[3], "pattern")) {
-    info.field = MmField::pattern;
-  } else if (iequals(tok[3], "complex")) {
-    info.field = MmField::complex;
-  } else {
-    parse_fail(name, 1,
-               "unknown field " + quote(tok[3]) +
-                   " in the banner (expected 'real', 'integer', 'pattern' or 'complex')");
-  }
-  if (iequals(tok[4], "general")) {
-    info.symmetry = MmSymmetry::general;
-  } else if (iequals(tok[4], "symmetric")) {
-    info.symmetry = MmSymmetry::symmetric;
-  } else if (iequals(tok[4], "skew-symmetric")) {
-    info.symmetry = MmSymmetry::skew_symmetric;
-  } else if (iequals(tok[4], "hermitian")) {
-    info.symmetry = MmSymmetry::hermitian;
-  } else {
-    parse_fail(name, 1,
-               "unknown symmetry " + quote(tok[4]) +
-                   " in the banner (expected 'general', 'symmetric', 'skew-symmetric' or "
-                   "'hermitian')");
-  }
+  info.field = banner_word<MmField>(name, "field", tok[3],
+                                    {{"real", MmField::real},
+                                     {"integer", MmField::integer},
+                                     {"pattern", MmField::pattern},
+                                     {"complex", MmField::complex}});
+  info.symmetry = banner_word<MmSymmetry>(name, "symmetry", tok[4],
+                                          {{"general", MmSymmetry::general},
+                                           {"symmetric", MmSymmetry::symmetric},
+                                           {"skew-symmetric", MmSymmetry::skew_symmetric},
+                                           {"hermitian", MmSymmetry::hermitian}});
   if (array)
     fail(status::unsupported, name +
                                   ":1: array (dense) Matrix Market files are not supported; "

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "corpus.hpp"
 #include "hola/cpu_spmv.hpp"
 #include "hola/error.hpp"
 #include "hola/reference.hpp"
@@ -47,11 +48,6 @@ using hola::KernelOptions;
 using hola::Op;
 
 using hola::test::AllTypes;
-
-std::uint64_t fresh_seed() {
-  std::random_device rd;
-  return (std::uint64_t(rd()) << 32) ^ rd();
-}
 
 // A family of random test matrices: row lengths around mean_len (Poisson-like), a fraction of
 // empty rows, a few long rows; columns uniform, unsorted, duplicates possible (valid CSR).
@@ -167,6 +163,11 @@ class CpuSpmvTest : public ::testing::Test {
     return o;
   }
   static V nan() { return std::numeric_limits<V>::quiet_NaN(); }
+
+  // A fresh seed per test, named in every failure of it.
+  const std::uint64_t seed_ = hola::test::fresh_seed();
+  ::testing::ScopedTrace seed_trace_{__FILE__, __LINE__, "seed " + std::to_string(seed_)};
+  std::mt19937_64 rng_{seed_};
 };
 TYPED_TEST_SUITE(CpuSpmvTest, AllTypes);
 
@@ -179,9 +180,7 @@ TYPED_TEST(CpuSpmvTest, MatchesReference) {
   using V = typename TestFixture::V;
   using I = typename TestFixture::I;
   using O = typename TestFixture::O;
-  const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  auto& rng = this->rng_;
   for (const Shape& shape : shapes()) {
     const auto M = random_csr<V, I, O>(shape, rng);
     const auto A = M.view();
@@ -233,9 +232,7 @@ TYPED_TEST(CpuSpmvTest, RowsSpanningShares) {
   using V = typename TestFixture::V;
   using I = typename TestFixture::I;
   using O = typename TestFixture::O;
-  const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  auto& rng = this->rng_;
   for (std::int64_t rows = 1; rows <= 6; ++rows) {
     for (std::int64_t long_len = 1; long_len <= 40; long_len += 3) {
       const Shape s{"spanning", rows, 7, 1.0, 0.3, 1, long_len};
@@ -272,9 +269,7 @@ TYPED_TEST(CpuSpmvTest, Deterministic) {
   using V = typename TestFixture::V;
   using I = typename TestFixture::I;
   using O = typename TestFixture::O;
-  const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  auto& rng = this->rng_;
   const Shape s{"det", 3000, 2000, 12, 0.1, 3, 3000};
   const auto M = random_csr<V, I, O>(s, rng);
   const auto A = M.view();
@@ -310,7 +305,7 @@ TYPED_TEST(CpuSpmvTest, ApplyAllocatesNothing) {
   using V = typename TestFixture::V;
   using I = typename TestFixture::I;
   using O = typename TestFixture::O;
-  std::mt19937_64 rng(fresh_seed());
+  auto& rng = this->rng_;
   const auto M = random_csr<V, I, O>({"alloc", 2000, 1500, 8, 0.1, 2, 3000}, rng);
   typename TestFixture::Kernel kernel(TestFixture::threads(3));
   kernel.setup(M.view());
@@ -329,7 +324,7 @@ TYPED_TEST(CpuSpmvTest, SetValuesAndConvenienceFunction) {
   using V = typename TestFixture::V;
   using I = typename TestFixture::I;
   using O = typename TestFixture::O;
-  std::mt19937_64 rng(fresh_seed());
+  auto& rng = this->rng_;
   auto M = random_csr<V, I, O>({"values", 200, 150, 5, 0.2, 1, 300}, rng);
   typename TestFixture::Kernel kernel(TestFixture::threads(4));
   kernel.setup(M.view());

@@ -311,9 +311,11 @@ std::vector<BadCase> bad_cases() {
        "'vector'"},
       {"unknown format", "%%MatrixMarket matrix sparse real general\n1 1 0\n", P, 1, "'sparse'"},
       {"unknown field", "%%MatrixMarket matrix coordinate quaternion general\n1 1 0\n", P, 1,
-       "'quaternion'"},
+       "unknown field 'quaternion' in the banner (expected 'real', 'integer', 'pattern' or "
+       "'complex')"},
       {"unknown symmetry", "%%MatrixMarket matrix coordinate real diagonal\n1 1 0\n", P, 1,
-       "'diagonal'"},
+       "unknown symmetry 'diagonal' in the banner (expected 'general', 'symmetric', "
+       "'skew-symmetric' or 'hermitian')"},
       {"real hermitian", "%%MatrixMarket matrix coordinate real hermitian\n1 1 0\n", P, 1,
        "hermitian"},
       {"pattern skew", "%%MatrixMarket matrix coordinate pattern skew-symmetric\n1 1 0\n", P, 1,
