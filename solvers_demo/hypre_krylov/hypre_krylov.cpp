@@ -139,6 +139,70 @@ struct Run {
   std::string kernel;
 };
 
+// One Krylov method of HYPRE's ParCSR interface: the calls solve() makes, by kind.
+struct KrylovApi {
+  HYPRE_Int (*create)(MPI_Comm, HYPRE_Solver*);
+  HYPRE_Int (*set_tol)(HYPRE_Solver, HYPRE_Real);
+  HYPRE_Int (*set_max_iter)(HYPRE_Solver, HYPRE_Int);
+  HYPRE_Int (*set_kdim)(HYPRE_Solver, HYPRE_Int);  // restarted methods only
+  HYPRE_Int (*set_precond)(HYPRE_Solver, HYPRE_PtrToParSolverFcn, HYPRE_PtrToParSolverFcn,
+                           HYPRE_Solver);
+  HYPRE_Int (*setup)(HYPRE_Solver, HYPRE_ParCSRMatrix, HYPRE_ParVector, HYPRE_ParVector);
+  HYPRE_Int (*solve)(HYPRE_Solver, HYPRE_ParCSRMatrix, HYPRE_ParVector, HYPRE_ParVector);
+  HYPRE_Int (*iterations)(HYPRE_Solver, HYPRE_Int*);
+  HYPRE_Int (*residual)(HYPRE_Solver, HYPRE_Real*);
+  HYPRE_Int (*destroy)(HYPRE_Solver);
+};
+
+KrylovApi krylov_api(HolaHypreSolverKind kind) {
+  switch (kind) {
+    case HOLA_HYPRE_PCG:
+      return {HYPRE_ParCSRPCGCreate,
+              HYPRE_PCGSetTol,
+              HYPRE_PCGSetMaxIter,
+              nullptr,
+              HYPRE_ParCSRPCGSetPrecond,
+              HYPRE_ParCSRPCGSetup,
+              HYPRE_ParCSRPCGSolve,
+              HYPRE_PCGGetNumIterations,
+              HYPRE_PCGGetFinalRelativeResidualNorm,
+              HYPRE_ParCSRPCGDestroy};
+    case HOLA_HYPRE_GMRES:
+      return {HYPRE_ParCSRGMRESCreate,
+              HYPRE_GMRESSetTol,
+              HYPRE_GMRESSetMaxIter,
+              HYPRE_GMRESSetKDim,
+              HYPRE_ParCSRGMRESSetPrecond,
+              HYPRE_ParCSRGMRESSetup,
+              HYPRE_ParCSRGMRESSolve,
+              HYPRE_GMRESGetNumIterations,
+              HYPRE_GMRESGetFinalRelativeResidualNorm,
+              HYPRE_ParCSRGMRESDestroy};
+    case HOLA_HYPRE_FLEXGMRES:
+      return {HYPRE_ParCSRFlexGMRESCreate,
+              HYPRE_FlexGMRESSetTol,
+              HYPRE_FlexGMRESSetMaxIter,
+              HYPRE_FlexGMRESSetKDim,
+              HYPRE_ParCSRFlexGMRESSetPrecond,
+              HYPRE_ParCSRFlexGMRESSetup,
+              HYPRE_ParCSRFlexGMRESSolve,
+              HYPRE_FlexGMRESGetNumIterations,
+              HYPRE_FlexGMRESGetFinalRelativeResidualNorm,
+              HYPRE_ParCSRFlexGMRESDestroy};
+    default:
+      return {HYPRE_ParCSRBiCGSTABCreate,
+              HYPRE_BiCGSTABSetTol,
+              HYPRE_BiCGSTABSetMaxIter,
+              nullptr,
+              HYPRE_ParCSRBiCGSTABSetPrecond,
+              HYPRE_ParCSRBiCGSTABSetup,
+              HYPRE_ParCSRBiCGSTABSolve,
+              HYPRE_BiCGSTABGetNumIterations,
+              HYPRE_BiCGSTABGetFinalRelativeResidualNorm,
+              HYPRE_ParCSRBiCGSTABDestroy};
+  }
+}
+
 // One solve with a fresh solver (and preconditioner); Hola's matvec when `hola`.
 Run solve(const Problem& p, const Options& o, HolaHypreSolverKind kind, bool hola) {
   Vector b = make_vector(p, 1.0), x = make_vector(p, 0.0);
@@ -150,35 +214,13 @@ Run solve(const Problem& p, const Options& o, HolaHypreSolverKind kind, bool hol
     HYPRE_BoomerAMGSetTol(amg, 0.0);
   }
   Run r;
-  switch (kind) {
-    case HOLA_HYPRE_PCG:
-      HYPRE_ParCSRPCGCreate(MPI_COMM_WORLD, &s);
-      HYPRE_PCGSetTol(s, o.tol);
-      HYPRE_PCGSetMaxIter(s, o.max_iter);
-      HYPRE_PCGSetTwoNorm(s, 1);
-      if (amg) HYPRE_ParCSRPCGSetPrecond(s, HYPRE_BoomerAMGSolve, HYPRE_BoomerAMGSetup, amg);
-      break;
-    case HOLA_HYPRE_GMRES:
-      HYPRE_ParCSRGMRESCreate(MPI_COMM_WORLD, &s);
-      HYPRE_GMRESSetKDim(s, o.kdim);
-      HYPRE_GMRESSetTol(s, o.tol);
-      HYPRE_GMRESSetMaxIter(s, o.max_iter);
-      if (amg) HYPRE_ParCSRGMRESSetPrecond(s, HYPRE_BoomerAMGSolve, HYPRE_BoomerAMGSetup, amg);
-      break;
-    case HOLA_HYPRE_FLEXGMRES:
-      HYPRE_ParCSRFlexGMRESCreate(MPI_COMM_WORLD, &s);
-      HYPRE_FlexGMRESSetKDim(s, o.kdim);
-      HYPRE_FlexGMRESSetTol(s, o.tol);
-      HYPRE_FlexGMRESSetMaxIter(s, o.max_iter);
-      if (amg) HYPRE_ParCSRFlexGMRESSetPrecond(s, HYPRE_BoomerAMGSolve, HYPRE_BoomerAMGSetup, amg);
-      break;
-    default:
-      HYPRE_ParCSRBiCGSTABCreate(MPI_COMM_WORLD, &s);
-      HYPRE_BiCGSTABSetTol(s, o.tol);
-      HYPRE_BiCGSTABSetMaxIter(s, o.max_iter);
-      if (amg) HYPRE_ParCSRBiCGSTABSetPrecond(s, HYPRE_BoomerAMGSolve, HYPRE_BoomerAMGSetup, amg);
-      break;
-  }
+  const KrylovApi api = krylov_api(kind);
+  api.create(MPI_COMM_WORLD, &s);
+  if (api.set_kdim) api.set_kdim(s, o.kdim);
+  api.set_tol(s, o.tol);
+  api.set_max_iter(s, o.max_iter);
+  if (kind == HOLA_HYPRE_PCG) HYPRE_PCGSetTwoNorm(s, 1);
+  if (amg) api.set_precond(s, HYPRE_BoomerAMGSolve, HYPRE_BoomerAMGSetup, amg);
   if (hola) {
     r.error = HolaHypreEnableWithOptions(s, kind, o.kernel.c_str(), o.deterministic ? 1 : 0);
     if (r.error && rank == 0) std::fprintf(stderr, "%s\n", HolaHypreLastError());
@@ -186,45 +228,13 @@ Run solve(const Problem& p, const Options& o, HolaHypreSolverKind kind, bool hol
 
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
-  switch (kind) {
-    case HOLA_HYPRE_PCG:
-      r.error |= HYPRE_ParCSRPCGSetup(s, p.A, b.v, x.v);
-      break;
-    case HOLA_HYPRE_GMRES:
-      r.error |= HYPRE_ParCSRGMRESSetup(s, p.A, b.v, x.v);
-      break;
-    case HOLA_HYPRE_FLEXGMRES:
-      r.error |= HYPRE_ParCSRFlexGMRESSetup(s, p.A, b.v, x.v);
-      break;
-    default:
-      r.error |= HYPRE_ParCSRBiCGSTABSetup(s, p.A, b.v, x.v);
-      break;
-  }
+  r.error |= api.setup(s, p.A, b.v, x.v);
   r.setup = max_over_ranks(MPI_Wtime() - t0);
   MPI_Barrier(MPI_COMM_WORLD);
   t0 = MPI_Wtime();
-  switch (kind) {
-    case HOLA_HYPRE_PCG:
-      r.error |= HYPRE_ParCSRPCGSolve(s, p.A, b.v, x.v);
-      HYPRE_PCGGetNumIterations(s, &r.iterations);
-      HYPRE_PCGGetFinalRelativeResidualNorm(s, &r.residual);
-      break;
-    case HOLA_HYPRE_GMRES:
-      r.error |= HYPRE_ParCSRGMRESSolve(s, p.A, b.v, x.v);
-      HYPRE_GMRESGetNumIterations(s, &r.iterations);
-      HYPRE_GMRESGetFinalRelativeResidualNorm(s, &r.residual);
-      break;
-    case HOLA_HYPRE_FLEXGMRES:
-      r.error |= HYPRE_ParCSRFlexGMRESSolve(s, p.A, b.v, x.v);
-      HYPRE_FlexGMRESGetNumIterations(s, &r.iterations);
-      HYPRE_FlexGMRESGetFinalRelativeResidualNorm(s, &r.residual);
-      break;
-    default:
-      r.error |= HYPRE_ParCSRBiCGSTABSolve(s, p.A, b.v, x.v);
-      HYPRE_BiCGSTABGetNumIterations(s, &r.iterations);
-      HYPRE_BiCGSTABGetFinalRelativeResidualNorm(s, &r.residual);
-      break;
-  }
+  r.error |= api.solve(s, p.A, b.v, x.v);
+  api.iterations(s, &r.iterations);
+  api.residual(s, &r.residual);
   r.solve = max_over_ranks(MPI_Wtime() - t0);
 
   HolaHypreMatvec mv = nullptr;
@@ -234,20 +244,7 @@ Run solve(const Problem& p, const Options& o, HolaHypreSolverKind kind, bool hol
     HolaHypreMatvecGetKernelName(mv, &name);
     r.kernel = name;
   }
-  switch (kind) {
-    case HOLA_HYPRE_PCG:
-      HYPRE_ParCSRPCGDestroy(s);
-      break;
-    case HOLA_HYPRE_GMRES:
-      HYPRE_ParCSRGMRESDestroy(s);
-      break;
-    case HOLA_HYPRE_FLEXGMRES:
-      HYPRE_ParCSRFlexGMRESDestroy(s);
-      break;
-    default:
-      HYPRE_ParCSRBiCGSTABDestroy(s);
-      break;
-  }
+  api.destroy(s);
   if (amg) HYPRE_BoomerAMGDestroy(amg);
   HYPRE_IJVectorDestroy(b.ij);
   HYPRE_IJVectorDestroy(x.ij);
