@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "hola/error.hpp"
+#include "hola/generators.hpp"
 #include "hola/gpu_kernels.hpp"
 #include "hola/matrix_market.hpp"
 #include "hola/operator.hpp"
@@ -58,15 +59,6 @@ struct DeviceArray {
     return v;
   }
 };
-
-template <class V>
-std::vector<V> random_values(std::int64_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> d(-1.0, 1.0);
-  std::vector<V> v(static_cast<std::size_t>(n));
-  for (auto& e : v) e = static_cast<V>(d(rng));
-  return v;
-}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -145,7 +137,7 @@ template <class V, class I>
 std::shared_ptr<const CsrMatrix<V, I, I>> make_typed(const gen::Csr64& A) {
   auto H = std::make_shared<CsrMatrix<V, I, I>>(A.convert<V, I, I>());
   // Never time on zeros or on all-ones: random values in [-1, 1].
-  H->values = random_values<V>(H->nnz(), 12345);
+  H->values = gen::random_vector<V>(H->nnz(), 12345);
   return H;
 }
 
@@ -193,8 +185,8 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
     const double vec_bytes = static_cast<double>(nx + ny) * sizeof(V);
     const int sets =
         static_cast<int>(std::clamp(std::ceil(3.0 * l2 / std::max(vec_bytes, 1.0)), 1.0, 16.0));
-    auto x =
-        std::make_shared<const std::vector<V>>(random_values<V>(nx, 777 + static_cast<int>(op)));
+    auto x = std::make_shared<const std::vector<V>>(
+        gen::random_vector<V>(nx, 777 + static_cast<int>(op)));
     std::vector<DeviceArray<V>> dx, dy;
     for (int i = 0; any_device && i < sets; ++i) {
       dx.emplace_back(*x);

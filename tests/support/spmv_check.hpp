@@ -13,19 +13,13 @@
 #include <vector>
 
 #include "corpus.hpp"
+#include "hola/generators.hpp"
 #include "hola/reference.hpp"
 #include "hola/spmv_kernel.hpp"
 
 namespace hola::test {
 
-template <class V>
-std::vector<V> random_vector(std::int64_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  std::vector<V> v(static_cast<std::size_t>(n));
-  for (auto& e : v) e = static_cast<V>(dist(rng));
-  return v;
-}
+using gen::random_vector;  // the tests' vectors and values (hola/generators.hpp)
 
 // Passes when every y_out[i] is finite and within 2 (k_i + 2) eps(V) bound_i of the reference,
 // where k_i is the number of products summed into output i and bound_i the magnitude bound of

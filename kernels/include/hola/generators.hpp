@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -64,5 +65,16 @@ Csr64 one_full_row(std::int64_t rows, std::int64_t cols, std::int64_t row, std::
 Csr64 from_spec(const std::string& spec);
 // One line per family: name and keys with defaults.
 std::vector<std::string> spec_help();
+
+// n values uniform in [-1, 1) from `seed` (vectors and matrix values of tests and benchmarks);
+// the same seed gives the same values on every machine.
+template <class V>
+std::vector<V> random_vector(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<V> v(static_cast<std::size_t>(n));
+  for (auto& e : v) e = static_cast<V>(dist(rng));
+  return v;
+}
 
 }  // namespace hola::gen
