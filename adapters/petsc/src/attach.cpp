@@ -35,38 +35,15 @@ PetscErrorCode EnsureBlocks(Mat A, Ctx* ctx) {
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-PetscErrorCode MultMPI(Mat A, Vec x, Vec y) {
-  Ctx* ctx;
+// PETSc's outer product (scatter, local blocks, off-diagonal part) once the blocks carry ours.
+PetscErrorCode MpiProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, bool* done) {
   PetscFunctionBegin;
-  PetscCall(GetAttachedCtx(A, &ctx));
   PetscCall(EnsureBlocks(A, ctx));
-  PetscCall(ctx->mult(A, x, y));
+  PetscCall(PetscProduct(A, ctx, x, y, z, op));
+  *done = true;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-PetscErrorCode MultAddMPI(Mat A, Vec x, Vec y, Vec z) {
-  Ctx* ctx;
-  PetscFunctionBegin;
-  PetscCall(GetAttachedCtx(A, &ctx));
-  PetscCall(EnsureBlocks(A, ctx));
-  PetscCall(ctx->multadd(A, x, y, z));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-PetscErrorCode MultTransposeMPI(Mat A, Vec x, Vec y) {
-  Ctx* ctx;
-  PetscFunctionBegin;
-  PetscCall(GetAttachedCtx(A, &ctx));
-  PetscCall(EnsureBlocks(A, ctx));
-  PetscCall(ctx->multtranspose(A, x, y));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-PetscErrorCode MultTransposeAddMPI(Mat A, Vec x, Vec y, Vec z) {
-  Ctx* ctx;
-  PetscFunctionBegin;
-  PetscCall(GetAttachedCtx(A, &ctx));
-  PetscCall(EnsureBlocks(A, ctx));
-  PetscCall(ctx->multtransposeadd(A, x, y, z));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+constexpr SeqOps kMpiOps = MakeOps<MpiProduct>("mpi");
 
 // ---- operations that must survive PETSc's resets ----
 PetscErrorCode Duplicate(Mat A, MatDuplicateOption o, Mat* B) {
@@ -99,6 +76,15 @@ PetscErrorCode Swap(Mat A, MatOperation op, T* saved, T ours) {
 }
 
 }  // namespace
+
+PetscErrorCode PetscProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op) {
+  PetscFunctionBegin;
+  if (y)
+    PetscCall((op == hola::Op::N ? ctx->multadd : ctx->multtransposeadd)(A, x, y, z));
+  else
+    PetscCall((op == hola::Op::N ? ctx->mult : ctx->multtranspose)(A, x, z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 PetscErrorCode GetCtx(Mat A, PetscBool create, Ctx** ctx) {
   PetscContainer c = nullptr;
@@ -186,19 +172,12 @@ PetscErrorCode Attach(Mat A, const Settings& settings, const SeqOps& seq) {
 #endif
   ctx->settings = settings;
   ctx->seq = &seq;
-  if (mpi) {
-    PetscCall(Swap<MultFn>(A, MATOP_MULT, &ctx->mult, MultMPI));
-    PetscCall(Swap<MultAddFn>(A, MATOP_MULT_ADD, &ctx->multadd, MultAddMPI));
-    PetscCall(Swap<MultFn>(A, MATOP_MULT_TRANSPOSE, &ctx->multtranspose, MultTransposeMPI));
-    PetscCall(
-        Swap<MultAddFn>(A, MATOP_MULT_TRANSPOSE_ADD, &ctx->multtransposeadd, MultTransposeAddMPI));
-  } else {
-    PetscCall(Swap<MultFn>(A, MATOP_MULT, &ctx->mult, seq.mult));
-    PetscCall(Swap<MultAddFn>(A, MATOP_MULT_ADD, &ctx->multadd, seq.multadd));
-    PetscCall(Swap<MultFn>(A, MATOP_MULT_TRANSPOSE, &ctx->multtranspose, seq.multtranspose));
-    PetscCall(
-        Swap<MultAddFn>(A, MATOP_MULT_TRANSPOSE_ADD, &ctx->multtransposeadd, seq.multtransposeadd));
-  }
+  const SeqOps& ours = mpi ? kMpiOps : seq;
+  PetscCall(Swap<MultFn>(A, MATOP_MULT, &ctx->mult, ours.mult));
+  PetscCall(Swap<MultAddFn>(A, MATOP_MULT_ADD, &ctx->multadd, ours.multadd));
+  PetscCall(Swap<MultFn>(A, MATOP_MULT_TRANSPOSE, &ctx->multtranspose, ours.multtranspose));
+  PetscCall(
+      Swap<MultAddFn>(A, MATOP_MULT_TRANSPOSE_ADD, &ctx->multtransposeadd, ours.multtransposeadd));
   PetscCall(Swap<DupFn>(A, MATOP_DUPLICATE, &ctx->duplicate, Duplicate));
   // CPU-only PETSc types have no bind-to-CPU op: then it stays unset.
   PetscCall(Swap<BindFn>(A, MATOP_BIND_TO_CPU, &ctx->bindtocpu, BindToCPU));

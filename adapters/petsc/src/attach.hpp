@@ -24,7 +24,14 @@ struct Settings {
   bool view = false;
 };
 
-// The sequential products of one backend: what Attach installs on a SeqAIJ matrix or block.
+struct Ctx;
+
+// One product of a backend on A: z = op(A) x, plus y when y is given (y may be z). *done false:
+// nothing was touched and PETSc's own operation must run instead.
+using ProductFn = PetscErrorCode (*)(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, bool* done);
+
+// The four products of one backend: what Attach installs on a SeqAIJ matrix or block (made by
+// MakeOps from one ProductFn).
 struct SeqOps {
   const char* name;  // for messages: "holaaij", "holaaijcusparse"
   MultFn mult, multtranspose;
@@ -58,6 +65,24 @@ struct Ctx {
   PetscInt kernel_calls = 0, fallbacks = 0;
 };
 
+// PETSc's own product recorded at Attach, for op and whether y is given.
+PetscErrorCode PetscProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op);
+
+// The one skeleton behind MatMult, MatMultAdd, MatMultTranspose and MatMultTransposeAdd: find the
+// context, run Product, and PETSc's own operation when Product did not (a fallback). Out is
+// (Vec y) for the plain products and (Vec y, Vec z) for the Add ones.
+template <ProductFn Product, hola::Op Op, class... Out>
+PetscErrorCode ProductSkeleton(Mat A, Vec x, Out... out);
+
+// The four products of a backend, all through ProductSkeleton<Product>.
+template <ProductFn Product>
+constexpr SeqOps MakeOps(const char* name) {
+  return {name, ProductSkeleton<Product, hola::Op::N, Vec>,
+          ProductSkeleton<Product, hola::Op::T, Vec>,
+          ProductSkeleton<Product, hola::Op::N, Vec, Vec>,
+          ProductSkeleton<Product, hola::Op::T, Vec, Vec>};
+}
+
 // The context composed with A (created when `create` and absent; else null when absent).
 PetscErrorCode GetCtx(Mat A, PetscBool create, Ctx** ctx);
 // The context of a matrix carrying Hola's operations; an error when it has none (PETSc copied
@@ -82,5 +107,23 @@ void SetupOperator(Ctx* ctx, const hola::CsrView<PetscScalar, PetscInt, PetscInt
 // Prints the -mat_hola_view line for this block once, after its first analysis.
 PetscErrorCode ViewOnce(Ctx* ctx, PetscInt rows, PetscInt cols, PetscInt nnz);
 #endif
+
+template <ProductFn Product, hola::Op Op, class... Out>
+PetscErrorCode ProductSkeleton(Mat A, Vec x, Out... out) {
+  static_assert(sizeof...(Out) == 1 || sizeof...(Out) == 2, "(y) or (y, z)");
+  const Vec v[] = {out...};
+  const Vec y = sizeof...(Out) == 2 ? v[0] : nullptr, z = v[sizeof...(Out) - 1];
+  Ctx* ctx;
+  bool done = false;
+
+  PetscFunctionBegin;
+  PetscCall(GetAttachedCtx(A, &ctx));
+  PetscCall(Product(A, ctx, x, y, z, Op, &done));
+  if (!done) {
+    ctx->fallbacks++;
+    PetscCall(PetscProduct(A, ctx, x, y, z, Op));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 }  // namespace hola_petsc

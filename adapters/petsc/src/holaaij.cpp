@@ -20,8 +20,8 @@ namespace {
 
 #if HOLA_PETSC_SCALAR_SUPPORTED
 
-// z = op(A) x (+ y when y is given; y may be z), on PETSc's host CSR arrays.
-PetscErrorCode SeqProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op) {
+// z = op(A) x (+ y when y is given; y may be z), on PETSc's host CSR arrays (always done here).
+PetscErrorCode SeqProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, bool* done) {
   const PetscInt *ai = nullptr, *aj = nullptr;
   PetscScalar* aa = nullptr;
   PetscMemType mt;
@@ -79,39 +79,11 @@ PetscErrorCode SeqProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op) {
   PetscCheck(err.empty(), PETSC_COMM_SELF, PETSC_ERR_LIB, "Hola: %s", err.c_str());
   PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)nnz));
   PetscCall(ViewOnce(ctx, m, n, nnz));
+  *done = true;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MultSeq(Mat A, Vec x, Vec y) {
-  Ctx* ctx;
-  PetscFunctionBegin;
-  PetscCall(GetAttachedCtx(A, &ctx));
-  PetscCall(SeqProduct(A, ctx, x, nullptr, y, hola::Op::N));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-PetscErrorCode MultAddSeq(Mat A, Vec x, Vec y, Vec z) {
-  Ctx* ctx;
-  PetscFunctionBegin;
-  PetscCall(GetAttachedCtx(A, &ctx));
-  PetscCall(SeqProduct(A, ctx, x, y, z, hola::Op::N));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-PetscErrorCode MultTransposeSeq(Mat A, Vec x, Vec y) {
-  Ctx* ctx;
-  PetscFunctionBegin;
-  PetscCall(GetAttachedCtx(A, &ctx));
-  PetscCall(SeqProduct(A, ctx, x, nullptr, y, hola::Op::T));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-PetscErrorCode MultTransposeAddSeq(Mat A, Vec x, Vec y, Vec z) {
-  Ctx* ctx;
-  PetscFunctionBegin;
-  PetscCall(GetAttachedCtx(A, &ctx));
-  PetscCall(SeqProduct(A, ctx, x, y, z, hola::Op::T));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-const SeqOps kHostOps = {MATHOLAAIJ, MultSeq, MultTransposeSeq, MultAddSeq, MultTransposeAddSeq};
+constexpr SeqOps kHostOps = MakeOps<SeqProduct>(MATHOLAAIJ);
 
 #endif  // HOLA_PETSC_SCALAR_SUPPORTED
 

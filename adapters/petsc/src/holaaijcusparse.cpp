@@ -162,57 +162,7 @@ PetscErrorCode DeviceProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MultSeq(Mat A, Vec x, Vec y) {
-  Ctx* ctx;
-  bool done;
-  PetscFunctionBegin;
-  PetscCall(GetAttachedCtx(A, &ctx));
-  PetscCall(DeviceProduct(A, ctx, x, nullptr, y, hola::Op::N, &done));
-  if (!done) {
-    ctx->fallbacks++;
-    PetscCall(ctx->mult(A, x, y));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-PetscErrorCode MultAddSeq(Mat A, Vec x, Vec y, Vec z) {
-  Ctx* ctx;
-  bool done;
-  PetscFunctionBegin;
-  PetscCall(GetAttachedCtx(A, &ctx));
-  PetscCall(DeviceProduct(A, ctx, x, y, z, hola::Op::N, &done));
-  if (!done) {
-    ctx->fallbacks++;
-    PetscCall(ctx->multadd(A, x, y, z));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-PetscErrorCode MultTransposeSeq(Mat A, Vec x, Vec y) {
-  Ctx* ctx;
-  bool done;
-  PetscFunctionBegin;
-  PetscCall(GetAttachedCtx(A, &ctx));
-  PetscCall(DeviceProduct(A, ctx, x, nullptr, y, hola::Op::T, &done));
-  if (!done) {
-    ctx->fallbacks++;
-    PetscCall(ctx->multtranspose(A, x, y));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-PetscErrorCode MultTransposeAddSeq(Mat A, Vec x, Vec y, Vec z) {
-  Ctx* ctx;
-  bool done;
-  PetscFunctionBegin;
-  PetscCall(GetAttachedCtx(A, &ctx));
-  PetscCall(DeviceProduct(A, ctx, x, y, z, hola::Op::T, &done));
-  if (!done) {
-    ctx->fallbacks++;
-    PetscCall(ctx->multtransposeadd(A, x, y, z));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-const SeqOps kDeviceOps = {MATHOLAAIJCUSPARSE, MultSeq, MultTransposeSeq, MultAddSeq,
-                           MultTransposeAddSeq};
+constexpr SeqOps kDeviceOps = MakeOps<DeviceProduct>(MATHOLAAIJCUSPARSE);
 
 #endif  // HOLA_PETSC_SCALAR_SUPPORTED
 
