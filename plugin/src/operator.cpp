@@ -18,18 +18,6 @@ namespace hola {
 
 namespace {
 
-struct CacheKey {
-  const void* row_ptr = nullptr;
-  const void* col_idx = nullptr;
-  std::int64_t rows = -1, cols = -1, nnz = -1;
-  std::uint64_t version = 0;
-  Memory memory = Memory::host;
-  bool operator==(const CacheKey& o) const {
-    return row_ptr == o.row_ptr && col_idx == o.col_idx && rows == o.rows && cols == o.cols &&
-           nnz == o.nnz && version == o.version && memory == o.memory;
-  }
-};
-
 // Device kernels tried, in this order, when the requested one cannot do an op (or cannot do it
 // deterministically).
 const char* const kDeviceFallbacks[] = {"hola",   "merge",    "light",        "vector",
@@ -48,7 +36,7 @@ template <class V, class I, class O>
 struct Operator<V, I, O>::Impl {
   OperatorOptions options;
   CsrView<V, I, O> A{};
-  CacheKey key;
+  StructureFingerprint key;
   bool ready = false;
   SpmvKernelPtr<V, I, O> kernel_n;
   SpmvKernelPtr<V, I, O> kernel_t;  // null when kernel_n also does op T (or when none can)
@@ -60,6 +48,14 @@ struct Operator<V, I, O>::Impl {
     if (op == Op::T && !t_unavailable.empty()) fail(status::unsupported, t_unavailable);
     return op == Op::N || !kernel_t ? kernel_n.get() : kernel_t.get();
   }
+};
+
+template <class V, class I, class O>
+struct Operator<V, I, O>::Prepared {
+  SpmvKernelPtr<V, I, O> kernel_n;
+  SpmvKernelPtr<V, I, O> kernel_t;
+  std::string t_unavailable;
+  std::string reason;
 };
 
 template <class V, class I, class O>
@@ -81,9 +77,8 @@ Operator<V, I, O>& Operator<V, I, O>::operator=(Operator&&) noexcept = default;
 template <class V, class I, class O>
 void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure_version,
                               void* stream) {
-  const OperatorOptions& opt = impl_->options;
   if (std::string msg = check_csr_shape(A); !msg.empty()) fail(status::invalid_argument, msg);
-  const CacheKey key{A.row_ptr, A.col_idx, A.rows, A.cols, A.nnz, structure_version, A.memory};
+  const StructureFingerprint key = fingerprint(A, structure_version);
   if (impl_->ready && key == impl_->key) {
     // Same structure: new values only, no analysis.
     impl_->A.values = A.values;
@@ -91,6 +86,21 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
     if (impl_->kernel_t) impl_->kernel_t->set_values(A.values);
     return;
   }
+  // The Operator changes only when all three steps succeeded.
+  analyze(A, stream);
+  Prepared p = prepare(A, choose(A, stream), stream);
+  impl_->A = A;
+  impl_->key = key;
+  impl_->kernel_n = std::move(p.kernel_n);
+  impl_->kernel_t = std::move(p.kernel_t);
+  impl_->t_unavailable = std::move(p.t_unavailable);
+  impl_->reason = std::move(p.reason);
+  impl_->ready = true;
+  ++impl_->analyses;
+}
+
+template <class V, class I, class O>
+void Operator<V, I, O>::analyze(const CsrView<V, I, O>& A, void* stream) const {
   if (A.memory == Memory::device && !gpu::gpu_available())
     fail(status::no_device,
          "the matrix is in device memory but no usable CUDA GPU was found" + std::string(
@@ -102,21 +112,32 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
                                                                                  "support)"
 #endif
                                                                                  ));
-  if (opt.validate) {
-    std::string msg;
-    if (A.memory == Memory::host) {
-      msg = check_csr(A);
-    } else {
+  if (!impl_->options.validate) return;
+  std::string msg;
+  if (A.memory == Memory::host) {
+    msg = check_csr(A);
+  } else {
 #if defined(HOLA_ENABLE_CUDA)
-      msg = gpu::check_csr_device(A, stream);
+    msg = gpu::check_csr_device(A, stream);
 #endif
-    }
-    if (!msg.empty()) fail(status::invalid_csr, "invalid CSR matrix: " + msg);
   }
+  (void)stream;
+  if (!msg.empty()) fail(status::invalid_csr, "invalid CSR matrix: " + msg);
+}
 
-  // Choose, make and set up the kernels; the Operator changes only when all of it succeeded.
-  const KernelChoice choice = select_kernels(opt.kernel, A);
-  std::string reason = choice.n.reason;
+template <class V, class I, class O>
+KernelChoice Operator<V, I, O>::choose(const CsrView<V, I, O>& A, void* stream) const {
+  return select_kernels(impl_->options.kernel, A, stream);
+}
+
+template <class V, class I, class O>
+typename Operator<V, I, O>::Prepared Operator<V, I, O>::prepare(const CsrView<V, I, O>& A,
+                                                                const KernelChoice& choice,
+                                                                void* stream) const {
+  const OperatorOptions& opt = impl_->options;
+  Prepared out;
+  std::string& reason = out.reason;
+  reason = choice.n.reason;
   if (choice.t.name != choice.n.name) reason += "; op T: " + choice.t.reason;
   auto usable = [&](const std::string& name, Op op) -> SpmvKernelPtr<V, I, O> {
     const KernelInfo* info = KernelRegistry::find(name);
@@ -151,7 +172,6 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
   // One kernel object serves both ops when it was chosen for both and can do both.
   const bool n_does_t =
       choice.t.name == n_name && kn->supports(Op::T) && (!opt.deterministic || kn->deterministic());
-  std::string t_unavailable;
   if (!n_does_t) {
     try {
       kt = pick(Op::T, t_name);
@@ -159,7 +179,7 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
       // Deterministic mode on the GPU: op N is still useful (CG, GMRES never need A^T), so
       // only op T is refused, at apply.
       if (e.code() != status::unsupported || !opt.deterministic) throw;
-      t_unavailable = e.what();
+      out.t_unavailable = e.what();
       reason += std::string("; op T unavailable: ") + e.what();
     }
   } else {
@@ -256,7 +276,7 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
     try {
       const std::string n_won = race(Op::N, n_name, choice.n.alternatives);
       const std::string t_won =
-          t_unavailable.empty() ? race(Op::T, t_name, choice.t.alternatives) : t_name;
+          out.t_unavailable.empty() ? race(Op::T, t_name, choice.t.alternatives) : t_name;
       n_name = n_won;
       t_name = t_won;
     } catch (const error& e) {
@@ -267,20 +287,25 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
     }
     for (auto& [name, k] : pool)
       if (name == n_name) kn = std::move(k);
-    if (t_unavailable.empty() && !(t_name == n_name && kn->supports(Op::T)))
+    if (out.t_unavailable.empty() && !(t_name == n_name && kn->supports(Op::T)))
       for (auto& [name, k] : pool)
         if (name == t_name) kt = std::move(k);
   }
 #endif
+  out.kernel_n = std::move(kn);
+  out.kernel_t = std::move(kt);
+  return out;
+}
 
-  impl_->A = A;
-  impl_->key = key;
-  impl_->kernel_n = std::move(kn);
-  impl_->kernel_t = std::move(kt);
-  impl_->t_unavailable = std::move(t_unavailable);
-  impl_->reason = std::move(reason);
-  impl_->ready = true;
-  ++impl_->analyses;
+template <class V, class I, class O>
+StructureFingerprint Operator<V, I, O>::fingerprint(const CsrView<V, I, O>& A,
+                                                    std::uint64_t structure_version) {
+  return {A.row_ptr, A.col_idx, A.rows, A.cols, A.nnz, structure_version, A.memory};
+}
+
+template <class V, class I, class O>
+bool Operator<V, I, O>::is_set_up_for(const StructureFingerprint& key) const {
+  return impl_->ready && impl_->key == key;
 }
 
 template <class V, class I, class O>

@@ -87,7 +87,7 @@ KernelSelection select_device_kernel(Op op, bool single_precision, bool vendor_a
 }
 
 template <class V, class I, class O>
-KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>& A) {
+KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>& A, void* stream) {
   if (A.memory == Memory::host) {
     const KernelSelection cpu{
         kCpu,
@@ -103,10 +103,11 @@ KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>
 #if defined(HOLA_ENABLE_CUDA)
   const auto start = std::chrono::steady_clock::now();
   choice.features =
-      gpu::device_matrix_features(A.row_ptr, A.col_idx, A.rows, A.cols, A.nnz, nullptr);
+      gpu::device_matrix_features(A.row_ptr, A.col_idx, A.rows, A.cols, A.nnz, stream);
   choice.features_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 #else
+  (void)stream;
   fail(status::no_device, "auto on a device matrix needs a build of Hola with CUDA");
 #endif
   const bool single = std::is_same_v<V, float>, vendor = std::is_same_v<I, O>;
@@ -116,7 +117,7 @@ KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>
 }
 
 #define HOLA_INSTANTIATE(V, I, O) \
-  template KernelChoice select_kernels<V, I, O>(const std::string&, const CsrView<V, I, O>&);
+  template KernelChoice select_kernels<V, I, O>(const std::string&, const CsrView<V, I, O>&, void*);
 HOLA_FOR_EACH_VALUE_INDEX_OFFSET(HOLA_INSTANTIATE)
 #undef HOLA_INSTANTIATE
 

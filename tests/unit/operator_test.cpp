@@ -75,6 +75,33 @@ TEST_F(Fixture, SameStructureIsNotAnalysedAgain) {
   EXPECT_EQ(op.analysis_count(), 2u);
 }
 
+TEST_F(Fixture, FingerprintTellsAdaptersWhetherSetupWouldRedoTheAnalysis) {
+  Op64 op;
+  const hola::StructureFingerprint key = Op64::fingerprint(A.view(), 3);
+  EXPECT_FALSE(op.is_set_up_for(key));
+  op.setup(A.view(), 3);
+  EXPECT_TRUE(op.is_set_up_for(key));
+  // New values share the fingerprint; a new version, new arrays or new sizes do not.
+  auto v = A.view();
+  std::vector<double> vals(A.values);
+  v.values = vals.data();
+  EXPECT_EQ(Op64::fingerprint(v, 3), key);
+  EXPECT_NE(Op64::fingerprint(A.view(), 4), key);
+  auto other_cols = A.col_idx;
+  v.col_idx = other_cols.data();
+  EXPECT_NE(Op64::fingerprint(v, 3), key);
+  v = A.view();
+  v.cols += 1;
+  EXPECT_NE(Op64::fingerprint(v, 3), key);
+  EXPECT_FALSE(op.is_set_up_for(Op64::fingerprint(A.view(), 4)));
+  // A failed setup keeps the old analysis (and its fingerprint).
+  auto bad = A.view();
+  bad.nnz += 1;
+  EXPECT_THROW(op.setup(bad, 9), hola::error);
+  EXPECT_TRUE(op.is_set_up_for(key));
+  EXPECT_EQ(op.analysis_count(), 1u);
+}
+
 TEST_F(Fixture, BadInputIsRejectedAndChangesNothing) {
   Op64 op;
   op.setup(A.view());

@@ -10,6 +10,25 @@
 
 namespace hola {
 
+struct KernelChoice;  // hola/selector.hpp
+
+// What identifies a matrix structure for reuse: the arrays, the sizes and a structure version
+// supplied by the adapter (PETSc's nonzero state, a Tpetra graph's, HYPRE's pattern). With an
+// equal fingerprint, setup only refreshes the values pointer. Adapters compare fingerprints to
+// decide whether anything must be redone before a product.
+struct StructureFingerprint {
+  const void* row_ptr = nullptr;
+  const void* col_idx = nullptr;
+  std::int64_t rows = -1, cols = -1, nnz = -1;
+  std::uint64_t version = 0;
+  Memory memory = Memory::host;
+  bool operator==(const StructureFingerprint& o) const {
+    return row_ptr == o.row_ptr && col_idx == o.col_idx && rows == o.rows && cols == o.cols &&
+           nnz == o.nnz && version == o.version && memory == o.memory;
+  }
+  bool operator!=(const StructureFingerprint& o) const { return !(*this == o); }
+};
+
 struct OperatorOptions {
   // Registry name ("auto", "hola", "merge", "light", "scalar", "vector", "vector-adaptive",
   // "cusparse", "cusparse-alg2", "cpu"). "auto" picks from the matrix features.
@@ -45,8 +64,11 @@ class Operator {
   Operator(Operator&&) noexcept;
   Operator& operator=(Operator&&) noexcept;
 
-  // Analysis for A. The cache key is (row_ptr, col_idx, rows, cols, nnz, structure_version):
-  // with the same key only the values pointer is refreshed (values may change freely).
+  // Analysis for A in three steps, each on `stream`: analyze (device present, structural
+  // validation), choose (the kernel per op: auto's GPU features and trees), prepare (make and
+  // set up the kernels; auto's fallbacks and setup race). The cache key is fingerprint(A,
+  // structure_version): with the same key only the values pointer is refreshed (values may
+  // change freely).
   // Invalid input throws hola::error and leaves the Operator as it was. The analysis runs on
   // `stream` (a cudaStream_t; nullptr: the legacy default stream), so it is ordered after the
   // caller's own work that wrote the arrays on that stream; it synchronises that stream.
@@ -68,6 +90,10 @@ class Operator {
   }
 
   bool is_setup() const;
+  static StructureFingerprint fingerprint(const CsrView<V, I, O>& A,
+                                          std::uint64_t structure_version = 0);
+  // True when set up for exactly this structure (the next setup would only refresh values).
+  bool is_set_up_for(const StructureFingerprint& key) const;
   const CsrView<V, I, O>& matrix() const;
   // Kernel that runs op (after fallbacks), e.g. "hola"; empty before setup.
   std::string kernel_name(Op op) const;
@@ -80,6 +106,10 @@ class Operator {
 
  private:
   struct Impl;
+  struct Prepared;  // the kernels for N and T, why, and why T is unavailable (if it is)
+  void analyze(const CsrView<V, I, O>& A, void* stream) const;
+  KernelChoice choose(const CsrView<V, I, O>& A, void* stream) const;
+  Prepared prepare(const CsrView<V, I, O>& A, const KernelChoice& choice, void* stream) const;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -41,9 +41,11 @@ struct KernelChoice {
 };
 
 // Resolves `requested` for a matrix: host matrices always get "cpu"; "auto" on a device matrix
-// computes its features on the GPU once (setup time: gpu::device_matrix_features) and applies
-// select_device_kernel for each op. Other names are returned as they are, without features.
+// computes its features on the GPU once, on `stream` (setup time: gpu::device_matrix_features)
+// and applies select_device_kernel for each op. Other names are returned as they are, without
+// features.
 template <class V, class I, class O>
-KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>& A);
+KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>& A,
+                            void* stream = nullptr);
 
 }  // namespace hola
