@@ -18,7 +18,6 @@
 #include <optional>
 #include <string>
 #include <type_traits>
-#include <vector>
 
 #include "hola/error.hpp"
 #include "hola/hypre.h"
@@ -90,6 +89,98 @@ HYPRE_Int check_settings(const char* kernel, Settings* out) {
   return 0;
 }
 
+#if HOLA_HYPRE_VALUES_SUPPORTED
+
+// A buffer of the exchange in host or device memory from HYPRE's allocator, grown when needed.
+class ExchangeBuffer {
+ public:
+  ExchangeBuffer() = default;
+  ExchangeBuffer(const ExchangeBuffer&) = delete;
+  ExchangeBuffer& operator=(const ExchangeBuffer&) = delete;
+  ~ExchangeBuffer() { release(); }
+  // At least n values in `location` (the contents are not kept); false when out of memory.
+  bool reserve(HYPRE_Int n, HYPRE_MemoryLocation location) {
+    if (n <= capacity_ && location == location_) return true;
+    release();
+    location_ = location;
+    if (n <= 0) return true;
+    data_ = hypre_TAlloc(Value, n, location);
+    if (!data_) return false;
+    capacity_ = n;
+    return true;
+  }
+  Value* data() const { return data_; }
+
+ private:
+  void release() {
+    if (data_) hypre_TFree(data_, location_);
+    capacity_ = 0;
+  }
+  Value* data_ = nullptr;
+  HYPRE_Int capacity_ = 0;
+  HYPRE_MemoryLocation location_ = HYPRE_MEMORY_HOST;
+};
+
+// What differs between a product on host blocks and one on device blocks (HYPRE built with
+// CUDA): where the exchange buffers live, how the values to send are packed and y is scaled,
+// and the stream the kernels run on. Errors come back as a message (empty: none).
+struct MemorySpace {
+  hola::Memory memory = hola::Memory::host;
+  void* stream = nullptr;  // HYPRE's compute stream for device blocks
+
+  static MemorySpace of(hypre_MemoryLocation where) {
+    MemorySpace s;
+    if (where == hypre_MEMORY_HOST || where == hypre_MEMORY_HOST_PINNED) return s;
+    s.memory = hola::Memory::device;
+#if HOLA_HYPRE_DEVICE
+    s.stream = hypre_DeviceDataComputeStream(hypre_HandleDeviceData(hypre_handle()));
+#endif
+    return s;
+  }
+  bool device() const { return memory == hola::Memory::device; }
+  HYPRE_MemoryLocation location() const {
+    return device() ? HYPRE_MEMORY_DEVICE : HYPRE_MEMORY_HOST;
+  }
+  // out[k] = x[map[k]] for k < n, map's entries below `bound` (checked on the host only).
+  std::string gather(const Value* x, hypre_ParCSRCommPkg* comm_pkg, HYPRE_Int begin, HYPRE_Int n,
+                     HYPRE_Int bound, Value* out) const {
+    if (n <= 0) return {};
+#if HOLA_HYPRE_DEVICE
+    if (device()) {
+      hypre_ParCSRCommPkgCopySendMapElmtsToDevice(comm_pkg);
+      const HYPRE_Int* map = hypre_ParCSRCommPkgDeviceSendMapElmts(comm_pkg) + begin;
+      return hola::hypre_adapter::device_gather(x, reinterpret_cast<const Index*>(map), n, out,
+                                                stream);
+    }
+#endif
+    const HYPRE_Int* map = hypre_ParCSRCommPkgSendMapElmts(comm_pkg) + begin;
+    for (HYPRE_Int k = 0; k < n; ++k) {
+      if (map[k] < 0 || map[k] >= bound)
+        return "the communication package sends local entry " + std::to_string(map[k]) + " of " +
+               std::to_string(bound);
+      out[k] = x[map[k]];
+    }
+    return {};
+  }
+  // y = beta y (BLAS: beta == 0 writes zeros without reading y).
+  std::string scale(Value* y, HYPRE_Int n, Value beta) const {
+#if HOLA_HYPRE_DEVICE
+    if (device()) return hola::hypre_adapter::device_scale(y, n, beta, stream);
+#endif
+    for (HYPRE_Int i = 0; i < n; ++i) y[i] = beta == Value(0) ? Value(0) : beta * y[i];
+    return {};
+  }
+  // MPI (or HYPRE's staging copy) reads the send buffer next: the packing must be done.
+  std::string finish_packing() const {
+#if HOLA_HYPRE_DEVICE
+    if (device()) return hola::hypre_adapter::device_synchronize(stream);
+#endif
+    return {};
+  }
+};
+
+#endif  // HOLA_HYPRE_VALUES_SUPPORTED
+
 }  // namespace
 
 // The context behind HolaHypreMatvec and the solvers' matvec_data.
@@ -101,24 +192,13 @@ struct HolaHypreMatvec_s {
   std::string kernel_name;
 #if HOLA_HYPRE_VALUES_SUPPORTED
   std::unique_ptr<BlockOperator> diag_op, offd_op;
-  std::vector<Value> send_buffer, ghost_values;  // host matrices
-#if HOLA_HYPRE_DEVICE
-  Value* device_send = nullptr;
-  Value* device_ghost = nullptr;
-  HYPRE_Int device_send_capacity = 0, device_ghost_capacity = 0;
-#endif
+  ExchangeBuffer send_buffer, ghost_values;  // in the memory of the blocks
 #endif
 
   HolaHypreMatvec_s() = default;
   HolaHypreMatvec_s(const HolaHypreMatvec_s&) = delete;
   HolaHypreMatvec_s& operator=(const HolaHypreMatvec_s&) = delete;
-  ~HolaHypreMatvec_s() {
-    magic = 0;
-#if HOLA_HYPRE_DEVICE
-    hypre_TFree(device_send, HYPRE_MEMORY_DEVICE);
-    hypre_TFree(device_ghost, HYPRE_MEMORY_DEVICE);
-#endif
-  }
+  ~HolaHypreMatvec_s() { magic = 0; }
 
   long long analyses() const {
     long long n = analyses_before;
@@ -158,12 +238,9 @@ struct HolaHypreMatvec_s {
   // Sets up the operator of a block (cache hit: values refreshed only).
   static void setup_block(BlockOperator& op, hypre_CSRMatrix* block, HYPRE_Int cols,
                           hola::Memory memory);
-  HYPRE_Int apply_host(Value alpha, hypre_ParCSRMatrix* A, hypre_ParVector* x, Value beta,
-                       hypre_ParVector* y);
-#if HOLA_HYPRE_DEVICE
-  HYPRE_Int apply_device(Value alpha, hypre_ParCSRMatrix* A, hypre_ParVector* x, Value beta,
-                         hypre_ParVector* y);
-#endif
+  // The product on host or device blocks (space).
+  HYPRE_Int apply_in(const MemorySpace& space, Value alpha, hypre_ParCSRMatrix* A,
+                     hypre_ParVector* x, Value beta, hypre_ParVector* y);
 #endif
 };
 
@@ -189,11 +266,6 @@ std::uint64_t host_fingerprint(const HYPRE_Int* row_ptr, HYPRE_Int rows) {
   return h;
 }
 
-// y = beta y on the host (BLAS: beta == 0 writes zeros without reading y).
-void scale_host(Value* y, HYPRE_Int n, Value beta) {
-  for (HYPRE_Int i = 0; i < n; ++i) y[i] = beta == Value(0) ? Value(0) : beta * y[i];
-}
-
 #endif
 
 }  // namespace
@@ -217,8 +289,8 @@ void HolaHypreMatvec_s::setup_block(BlockOperator& op, hypre_CSRMatrix* block, H
   op.setup(view, version);
 }
 
-HYPRE_Int HolaHypreMatvec_s::apply_host(Value alpha, hypre_ParCSRMatrix* A, hypre_ParVector* x,
-                                        Value beta, hypre_ParVector* y) {
+HYPRE_Int HolaHypreMatvec_s::apply_in(const MemorySpace& space, Value alpha, hypre_ParCSRMatrix* A,
+                                      hypre_ParVector* x, Value beta, hypre_ParVector* y) {
   hypre_CSRMatrix* diag = hypre_ParCSRMatrixDiag(A);
   hypre_CSRMatrix* offd = hypre_ParCSRMatrixOffd(A);
   hypre_Vector* x_local = hypre_ParVectorLocalVector(x);
@@ -235,14 +307,14 @@ HYPRE_Int HolaHypreMatvec_s::apply_host(Value alpha, hypre_ParCSRMatrix* A, hypr
   const HYPRE_Int num_sends = hypre_ParCSRCommPkgNumSends(comm_pkg);
   const HYPRE_Int num_recvs = hypre_ParCSRCommPkgNumRecvs(comm_pkg);
   const HYPRE_Int send_begin = hypre_ParCSRCommPkgSendMapStart(comm_pkg, 0);
-  const HYPRE_Int send_end = hypre_ParCSRCommPkgSendMapStart(comm_pkg, num_sends);
+  const HYPRE_Int send_count = hypre_ParCSRCommPkgSendMapStart(comm_pkg, num_sends) - send_begin;
 
   // Local problems are recorded, not returned: this rank must still take part in the exchange
   // (its neighbours wait for it). y is written only when everything succeeded.
   HYPRE_Int code = 0;
   std::string error;
   auto record = [&](HYPRE_Int c, std::string m) {
-    if (code == 0) {
+    if (code == 0 && !m.empty()) {
       code = c;
       error = std::move(m);
     }
@@ -255,6 +327,10 @@ HYPRE_Int HolaHypreMatvec_s::apply_host(Value alpha, hypre_ParCSRMatrix* A, hypr
     record(HYPRE_ERROR_ARG, "y has " + std::to_string(hypre_VectorSize(y_local)) +
                                 " local entries but the matrix has " + std::to_string(rows) +
                                 " local rows");
+  if (space.device() &&
+      (hypre_VectorMemoryLocation(x_local) != hypre_VectorMemoryLocation(y_local) ||
+       hypre_GetActualMemLocation(hypre_VectorMemoryLocation(x_local)) == hypre_MEMORY_HOST))
+    record(HYPRE_ERROR_ARG, "device matrix with host vectors");
   if (hypre_CSRMatrixNumRows(offd) != rows)
     record(HYPRE_ERROR_ARG, "diagonal and off-diagonal blocks have different row counts");
   if (hypre_ParCSRCommPkgRecvVecStart(comm_pkg, num_recvs) != ghosts)
@@ -272,42 +348,40 @@ HYPRE_Int HolaHypreMatvec_s::apply_host(Value alpha, hypre_ParCSRMatrix* A, hypr
   const bool offd_work = rows > 0 && hypre_CSRMatrixNumNonzeros(offd) > 0 && alpha != Value(0);
   if (code == 0) {
     try {
-      if (diag_work) setup_block(block_operator(diag_op), diag, cols, hola::Memory::host);
-      if (offd_work) setup_block(block_operator(offd_op), offd, ghosts, hola::Memory::host);
-      send_buffer.resize(static_cast<std::size_t>(send_end - send_begin));
-      ghost_values.resize(static_cast<std::size_t>(ghosts));
+      if (diag_work) setup_block(block_operator(diag_op), diag, cols, space.memory);
+      if (offd_work) setup_block(block_operator(offd_op), offd, ghosts, space.memory);
     } catch (const std::bad_alloc&) {
       record(HYPRE_ERROR_MEMORY, "out of memory");
     } catch (const std::exception& e) {
       record(HYPRE_ERROR_GENERIC, e.what());
     }
   }
+  // The exchange always needs the buffers.
+  if (!send_buffer.reserve(send_count, space.location()) ||
+      !ghost_values.reserve(ghosts, space.location()))
+    record(HYPRE_ERROR_MEMORY, "out of memory");
 
   // Values the neighbours need (zeros from a rank that failed: the exchange still happens).
-  if (send_buffer.size() != static_cast<std::size_t>(send_end - send_begin))
-    send_buffer.assign(static_cast<std::size_t>(send_end - send_begin), Value(0));
-  if (ghost_values.size() != static_cast<std::size_t>(ghosts))
-    ghost_values.assign(static_cast<std::size_t>(ghosts), Value(0));
-  const HYPRE_Int* send_map = hypre_ParCSRCommPkgSendMapElmts(comm_pkg);
-  for (HYPRE_Int k = send_begin; k < send_end; ++k) {
-    const HYPRE_Int i = send_map[k];
-    if (code == 0 && (i < 0 || i >= cols))
-      record(HYPRE_ERROR_ARG, "the communication package sends local entry " + std::to_string(i) +
-                                  " of " + std::to_string(cols));
-    send_buffer[static_cast<std::size_t>(k - send_begin)] = code == 0 ? x_data[i] : Value(0);
+  if (send_count > 0 && send_buffer.data()) {
+    if (code == 0)
+      record(space.device() ? HYPRE_ERROR_GENERIC : HYPRE_ERROR_ARG,  // a CUDA error : a bad map
+             space.gather(x_data, comm_pkg, send_begin, send_count, cols, send_buffer.data()));
+    if (code != 0) record(HYPRE_ERROR_GENERIC, space.scale(send_buffer.data(), send_count, 0));
   }
+  record(HYPRE_ERROR_GENERIC, space.finish_packing());
   hypre_ParCSRCommHandle* exchange = nullptr;
   if (num_sends > 0 || num_recvs > 0)
-    exchange = hypre_ParCSRCommHandleCreate(1, comm_pkg, send_buffer.data(), ghost_values.data());
+    exchange = hypre_ParCSRCommHandleCreate_v2(1, comm_pkg, space.location(), send_buffer.data(),
+                                               space.location(), ghost_values.data());
 
   // Diagonal block while the ghost values travel.
   if (code == 0) {
     try {
       if (diag_work) {
-        diag_op->apply(hola::Op::N, alpha, {x_data, cols}, beta, {y_data, rows});
+        diag_op->apply(hola::Op::N, alpha, {x_data, cols}, beta, {y_data, rows}, space.stream);
         kernel_name = diag_op->kernel_name(hola::Op::N);
       } else {
-        scale_host(y_data, rows, beta);
+        record(HYPRE_ERROR_GENERIC, space.scale(y_data, rows, beta));
       }
     } catch (const std::exception& e) {
       record(HYPRE_ERROR_GENERIC, e.what());
@@ -318,117 +392,19 @@ HYPRE_Int HolaHypreMatvec_s::apply_host(Value alpha, hypre_ParCSRMatrix* A, hypr
   // y += alpha A_offd ghosts.
   if (code == 0 && offd_work) {
     try {
-      offd_op->apply(hola::Op::N, alpha, {ghost_values.data(), ghosts}, Value(1), {y_data, rows});
+      offd_op->apply(hola::Op::N, alpha, {ghost_values.data(), ghosts}, Value(1), {y_data, rows},
+                     space.stream);
     } catch (const std::exception& e) {
       record(HYPRE_ERROR_GENERIC, e.what());
     }
   }
-  if (code != 0) return fail(code, "Hola HYPRE matvec: " + error);
+  if (code != 0)
+    return fail(
+        code, std::string(space.device() ? "Hola HYPRE matvec (device): " : "Hola HYPRE matvec: ") +
+                  error);
   ++products;
   return 0;
 }
-
-#if HOLA_HYPRE_DEVICE
-HYPRE_Int HolaHypreMatvec_s::apply_device(Value alpha, hypre_ParCSRMatrix* A, hypre_ParVector* x,
-                                          Value beta, hypre_ParVector* y) {
-  hypre_CSRMatrix* diag = hypre_ParCSRMatrixDiag(A);
-  hypre_CSRMatrix* offd = hypre_ParCSRMatrixOffd(A);
-  hypre_Vector* x_local = hypre_ParVectorLocalVector(x);
-  hypre_Vector* y_local = hypre_ParVectorLocalVector(y);
-  const HYPRE_Int rows = hypre_CSRMatrixNumRows(diag);
-  const HYPRE_Int cols = hypre_CSRMatrixNumCols(diag);
-  const HYPRE_Int ghosts = hypre_CSRMatrixNumCols(offd);
-  const Value* x_data = hypre_VectorData(x_local);
-  Value* y_data = hypre_VectorData(y_local);
-  void* stream = hypre_DeviceDataComputeStream(hypre_HandleDeviceData(hypre_handle()));
-
-  if (!hypre_ParCSRMatrixCommPkg(A)) hypre_MatvecCommPkgCreate(A);
-  hypre_ParCSRCommPkg* comm_pkg = hypre_ParCSRMatrixCommPkg(A);
-  const HYPRE_Int num_sends = hypre_ParCSRCommPkgNumSends(comm_pkg);
-  const HYPRE_Int num_recvs = hypre_ParCSRCommPkgNumRecvs(comm_pkg);
-  const HYPRE_Int send_begin = hypre_ParCSRCommPkgSendMapStart(comm_pkg, 0);
-  const HYPRE_Int send_count = hypre_ParCSRCommPkgSendMapStart(comm_pkg, num_sends) - send_begin;
-
-  HYPRE_Int code = 0;
-  std::string error;
-  auto record = [&](HYPRE_Int c, std::string m) {
-    if (code == 0) {
-      code = c;
-      error = std::move(m);
-    }
-  };
-  if (hypre_VectorSize(x_local) != cols || hypre_VectorSize(y_local) != rows)
-    record(HYPRE_ERROR_ARG, "vector sizes do not match the matrix's local block");
-  if (hypre_VectorMemoryLocation(x_local) != hypre_VectorMemoryLocation(y_local) ||
-      hypre_GetActualMemLocation(hypre_VectorMemoryLocation(x_local)) == hypre_MEMORY_HOST)
-    record(HYPRE_ERROR_ARG, "device matrix with host vectors");
-  if (hypre_ParCSRCommPkgRecvVecStart(comm_pkg, num_recvs) != ghosts)
-    record(HYPRE_ERROR_ARG, "the communication package does not match the off-diagonal block");
-
-  const bool diag_work = rows > 0 && hypre_CSRMatrixNumNonzeros(diag) > 0;
-  const bool offd_work = rows > 0 && hypre_CSRMatrixNumNonzeros(offd) > 0 && alpha != Value(0);
-  if (code == 0) {
-    try {
-      if (diag_work) setup_block(block_operator(diag_op), diag, cols, hola::Memory::device);
-      if (offd_work) setup_block(block_operator(offd_op), offd, ghosts, hola::Memory::device);
-    } catch (const std::exception& e) {
-      record(HYPRE_ERROR_GENERIC, e.what());
-    }
-  }
-  // Buffers from HYPRE's allocator, grown when needed (the exchange always needs them).
-  if (send_count > device_send_capacity) {
-    hypre_TFree(device_send, HYPRE_MEMORY_DEVICE);
-    device_send = hypre_TAlloc(Value, send_count, HYPRE_MEMORY_DEVICE);
-    device_send_capacity = send_count;
-  }
-  if (ghosts > device_ghost_capacity) {
-    hypre_TFree(device_ghost, HYPRE_MEMORY_DEVICE);
-    device_ghost = hypre_TAlloc(Value, ghosts, HYPRE_MEMORY_DEVICE);
-    device_ghost_capacity = ghosts;
-  }
-  if (send_count > 0) {
-    hypre_ParCSRCommPkgCopySendMapElmtsToDevice(comm_pkg);
-    const HYPRE_Int* send_map = hypre_ParCSRCommPkgDeviceSendMapElmts(comm_pkg) + send_begin;
-    std::string e =
-        code == 0
-            ? hola::hypre_adapter::device_gather(x_data, reinterpret_cast<const Index*>(send_map),
-                                                 send_count, device_send, stream)
-            : hola::hypre_adapter::device_scale(device_send, send_count, Value(0), stream);
-    if (!e.empty()) record(HYPRE_ERROR_GENERIC, e);
-  }
-  // MPI (or HYPRE's staging copy) reads the send buffer next: the gather must be done.
-  if (std::string e = hola::hypre_adapter::device_synchronize(stream); !e.empty())
-    record(HYPRE_ERROR_GENERIC, e);
-  hypre_ParCSRCommHandle* exchange = nullptr;
-  if (num_sends > 0 || num_recvs > 0)
-    exchange = hypre_ParCSRCommHandleCreate_v2(1, comm_pkg, HYPRE_MEMORY_DEVICE, device_send,
-                                               HYPRE_MEMORY_DEVICE, device_ghost);
-  if (code == 0) {
-    try {
-      if (diag_work) {
-        diag_op->apply(hola::Op::N, alpha, {x_data, cols}, beta, {y_data, rows}, stream);
-        kernel_name = diag_op->kernel_name(hola::Op::N);
-      } else if (std::string e = hola::hypre_adapter::device_scale(y_data, rows, beta, stream);
-                 !e.empty()) {
-        record(HYPRE_ERROR_GENERIC, e);
-      }
-    } catch (const std::exception& e) {
-      record(HYPRE_ERROR_GENERIC, e.what());
-    }
-  }
-  if (exchange) hypre_ParCSRCommHandleDestroy(exchange);
-  if (code == 0 && offd_work) {
-    try {
-      offd_op->apply(hola::Op::N, alpha, {device_ghost, ghosts}, Value(1), {y_data, rows}, stream);
-    } catch (const std::exception& e) {
-      record(HYPRE_ERROR_GENERIC, e.what());
-    }
-  }
-  if (code != 0) return fail(code, "Hola HYPRE matvec (device): " + error);
-  ++products;
-  return 0;
-}
-#endif  // HOLA_HYPRE_DEVICE
 
 #endif  // HOLA_HYPRE_VALUES_SUPPORTED
 
@@ -450,17 +426,14 @@ HYPRE_Int HolaHypreMatvec_s::apply(HYPRE_Complex alpha, hypre_ParCSRMatrix* A, h
     ++fallbacks;
     return hypre_ParCSRMatrixMatvec(alpha, A, x, beta, y);
   }
-  const hypre_MemoryLocation where =
-      hypre_GetActualMemLocation(hypre_ParCSRMatrixMemoryLocation(A));
-  if (where == hypre_MEMORY_HOST || where == hypre_MEMORY_HOST_PINNED)
-    return apply_host(alpha, A, x, beta, y);
-#if HOLA_HYPRE_DEVICE
-  return apply_device(alpha, A, x, beta, y);
-#else
-  // Device matrix, but this Hola has no CUDA kernels: HYPRE's own product.
-  ++fallbacks;
-  return hypre_ParCSRMatrixMatvec(alpha, A, x, beta, y);
-#endif
+  const MemorySpace space =
+      MemorySpace::of(hypre_GetActualMemLocation(hypre_ParCSRMatrixMemoryLocation(A)));
+  if (space.device() && !HOLA_HYPRE_DEVICE) {
+    // Device matrix, but this Hola has no CUDA kernels: HYPRE's own product.
+    ++fallbacks;
+    return hypre_ParCSRMatrixMatvec(alpha, A, x, beta, y);
+  }
+  return apply_in(space, alpha, A, x, beta, y);
 #endif
 }
 
