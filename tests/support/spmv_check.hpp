@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -52,8 +53,9 @@ struct HostMemory {
   static void sync() {}
 };
 
+// A kernel maker: a factory function, or a closure over a registry name.
 template <class V, class I, class O>
-using KernelFactory = SpmvKernelPtr<V, I, O> (*)(const KernelOptions&);
+using KernelFactory = std::function<SpmvKernelPtr<V, I, O>(const KernelOptions&)>;
 
 // Matrix A (converted to V, I, O) placed in Mem's memory.
 template <class Mem, class V, class I, class O>
