@@ -40,7 +40,11 @@ class HolaSpmv(CMakePackage, CudaPackage):
 
     # OpenMP comes with the compiler (find_package(OpenMP) in CMakeLists.txt).
 
-    depends_on("cuda@13:", when="+cuda")
+    # The kernels are built and tested with CUDA 13 only. CudaPackage already depends on cuda when
+    # +cuda; the lower bound is a conflict rather than depends_on("cuda@13:") because Spack 0.23's
+    # builtin cuda package lists no 13.x version (`spack audit packages` rejects a dependency no
+    # known version satisfies): with 0.23, CUDA 13 comes as an external (packages.yaml).
+    conflicts("^cuda@:12", when="+cuda", msg="Hola's CUDA kernels need CUDA 13 or newer")
     depends_on("mpi", when="+mpi")
     depends_on("petsc+mpi", when="+petsc")
     depends_on("trilinos+mpi+tpetra+belos+ifpack2", when="+trilinos")
