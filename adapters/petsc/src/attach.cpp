@@ -59,6 +59,7 @@ PetscErrorCode BindToCPU(Mat A, PetscBool flg) {
   PetscFunctionBegin;
   PetscCall(GetAttachedCtx(A, &ctx));
   PetscCall(ctx->bindtocpu(A, flg));  // PETSc rewrites the product ops here
+  ctx->device = Ctx::DeviceCache{};   // look the device arrays up again at the next product
   // Record them again as fallback and re-install ours (a copy: Attach may reset settings).
   const Settings settings = ctx->settings;
   PetscCall(Attach(A, settings, *ctx->seq));
@@ -167,7 +168,7 @@ PetscErrorCode Attach(Mat A, const Settings& settings, const SeqOps& seq) {
       ctx->settings.deterministic != settings.deterministic ||
       ctx->settings.auto_race != settings.auto_race || ctx->seq != &seq) {
     ctx->op.reset();
-    ctx->analyses_seen = 0;
+    ctx->device = Ctx::DeviceCache{};
   }
 #endif
   ctx->settings = settings;
@@ -186,7 +187,7 @@ PetscErrorCode Attach(Mat A, const Settings& settings, const SeqOps& seq) {
 
 #if HOLA_PETSC_SCALAR_SUPPORTED
 void SetupOperator(Ctx* ctx, const hola::CsrView<PetscScalar, PetscInt, PetscInt>& view,
-                   PetscObjectState state) {
+                   PetscObjectState state, void* stream) {
   if (!ctx->op) {
     hola::OperatorOptions o;
     o.kernel = ctx->settings.kernel;
@@ -194,7 +195,7 @@ void SetupOperator(Ctx* ctx, const hola::CsrView<PetscScalar, PetscInt, PetscInt
     o.auto_trial = ctx->settings.auto_race;
     ctx->op = std::make_unique<HolaOperator>(o);
   }
-  ctx->op->setup(view, static_cast<std::uint64_t>(state));
+  ctx->op->setup(view, static_cast<std::uint64_t>(state), stream);
 }
 
 PetscErrorCode ViewOnce(Ctx* ctx, PetscInt rows, PetscInt cols, PetscInt nnz) {

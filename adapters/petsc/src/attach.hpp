@@ -54,14 +54,21 @@ struct Ctx {
 #if HOLA_PETSC_SCALAR_SUPPORTED
   std::unique_ptr<HolaOperator> op;  // seq matrices only, made at the first product
 #endif
-  // Device backend: the local nonzero count and the nonzero state it was read at, and the
-  // nonzero state op was last set up for.
-  PetscObjectState nnz_state = -1, op_state = -1;
-  PetscInt nnz = 0;
-  // Whether op has a kernel for A^T (not so in deterministic mode on the GPU), as of analysis
-  // number `analyses_seen`.
-  bool transpose_in_hola = true;
-  std::uint64_t analyses_seen = 0;
+  // Device backend (holaaijcusparse): what one product looked up, reused by the next ones while
+  // A's nonzero state and object state are those recorded here (the arrays, their count, op set
+  // up for them), and while the current device context is the one recorded (its stream).
+  struct DeviceCache {
+    PetscObjectState nnz_state = -1, state = -1;
+    PetscInt nnz = 0;  // the local nonzero count, read at nnz_state
+    const PetscInt *ai = nullptr, *aj = nullptr;
+    const PetscScalar* aa = nullptr;
+    // Whether op has a kernel for A^T (not so in deterministic mode on the GPU), as of analysis
+    // number `analyses_seen`.
+    bool transpose_in_hola = true;
+    std::uint64_t analyses_seen = 0;
+    PetscObjectId dctx_id = -1;     // the device context whose stream handle is below
+    void* stream_handle = nullptr;  // points at that context's cudaStream_t
+  } device;
   PetscInt kernel_calls = 0, fallbacks = 0;
 };
 
@@ -101,9 +108,10 @@ PetscErrorCode Attach(Mat A, const Settings& settings, const SeqOps& seq);
 #if HOLA_PETSC_SCALAR_SUPPORTED
 // Makes ctx->op at the first call, then sets it up for the CSR view: a full analysis when the
 // structure (arrays, sizes, PETSc's nonzero state) changed, else only the values pointer is
-// refreshed. Throws hola::error.
+// refreshed. A device analysis runs on `stream` (a cudaStream_t), after the work queued there.
+// Throws hola::error.
 void SetupOperator(Ctx* ctx, const hola::CsrView<PetscScalar, PetscInt, PetscInt>& view,
-                   PetscObjectState state);
+                   PetscObjectState state, void* stream = nullptr);
 // Prints the -mat_hola_view line for this block once, after its first analysis.
 PetscErrorCode ViewOnce(Ctx* ctx, PetscInt rows, PetscInt cols, PetscInt nnz);
 #endif

@@ -34,15 +34,80 @@ PetscErrorCode OnDevice(Vec v, bool* ok) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// Reads what the products use while A's nonzero state and object state stay as they are: the
+// local nonzero count (per structure), PETSc's device CSR arrays (copied there by PETSc if the
+// host is newer, as for aijcusparse itself), and ctx->op set up for them on `stream` (an analysis
+// only when the structure changed, else the values pointer only). Throws nothing.
+PetscErrorCode RefreshDeviceCache(Mat A, Ctx* ctx, PetscInt m, PetscInt n,
+                                  PetscObjectState nnz_state, PetscObjectState state,
+                                  void* stream) {
+  Ctx::DeviceCache& c = ctx->device;
+  std::string err;
+
+  PetscFunctionBegin;
+  c.state = -1;                    // valid again only once everything below succeeded
+  if (nnz_state != c.nnz_state) {  // the host count is exact and O(1)
+    MatInfo info;
+    PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
+    c.nnz = (PetscInt)info.nz_used;
+    c.nnz_state = nnz_state;
+  }
+  c.ai = c.aj = nullptr;
+  c.aa = nullptr;
+  if (c.nnz == 0 || m == 0 || n == 0) {  // nothing to multiply: no arrays, no operator
+    c.state = state;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  // The pointers stay valid while the two states are unchanged: PETSc replaces the device arrays
+  // only with a new structure, and every change of the values increases the object state.
+  const PetscInt *ai = nullptr, *aj = nullptr;
+  const PetscScalar* aa = nullptr;
+  PetscCall(MatSeqAIJCUSPARSEGetIJ(A, PETSC_FALSE, &ai, &aj));
+  PetscCall(MatSeqAIJCUSPARSEGetArrayRead(A, &aa));
+  c.ai = ai;
+  c.aj = aj;
+  c.aa = aa;
+  PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(A, &aa));
+  PetscCall(MatSeqAIJCUSPARSERestoreIJ(A, PETSC_FALSE, &ai, &aj));
+  try {
+    hola::CsrView<PetscScalar, PetscInt, PetscInt> view;
+    view.rows = m;
+    view.cols = n;
+    view.nnz = c.nnz;
+    view.row_ptr = c.ai;
+    view.col_idx = c.aj;
+    view.values = c.aa;
+    view.memory = hola::Memory::device;
+    // On PETSc's stream, after PETSc's own work on the arrays: no device-wide synchronisation.
+    SetupOperator(ctx, view, nnz_state, stream);
+    if (ctx->op->analysis_count() != c.analyses_seen) {
+      c.analyses_seen = ctx->op->analysis_count();
+      c.transpose_in_hola = !ctx->op->kernel_name(hola::Op::T).empty();
+    }
+  } catch (const std::exception& e) {
+    err = e.what();
+  } catch (...) {
+    err = "unknown C++ exception";
+  }
+  PetscCheck(err.empty(), PETSC_COMM_SELF, PETSC_ERR_LIB, "Hola: %s", err.c_str());
+  c.state = state;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // z = op(A) x (+ y when y is given; y may be z) on the device. *done is false (and nothing was
-// touched) when the caller must use PETSc's own operation instead.
+// touched) when the caller must use PETSc's own operation instead. While A's states and the
+// current device context are unchanged this looks nothing up again (ctx->device), allocates
+// nothing and never synchronises; GPU time is logged only when PETSc's logging asks for it
+// (PetscLogGpuTimeBegin returns at once otherwise, as in aijcusparse's own products).
 PetscErrorCode DeviceProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, bool* done) {
   PetscBool cusparse, bound;
   bool ok_x, ok_y = true, ok_z;
   PetscInt m, n;
-  PetscObjectState state;
+  PetscObjectState nnz_state, state;
   PetscDeviceContext dctx;
   PetscDeviceType dtype;
+  PetscObjectId dctx_id;
+  Ctx::DeviceCache& c = ctx->device;
 
   PetscFunctionBegin;
   *done = false;
@@ -60,15 +125,22 @@ PetscErrorCode DeviceProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, 
   PetscCall(PetscDeviceContextGetDeviceType(dctx, &dtype));
   if (dtype != PETSC_DEVICE_CUDA) PetscFunctionReturn(PETSC_SUCCESS);
 
-  PetscCall(MatGetSize(A, &m, &n));
-  PetscCall(MatGetNonzeroState(A, &state));
-  if (state != ctx->nnz_state) {  // the host count is exact and O(1); read once per structure
-    MatInfo info;
-    PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
-    ctx->nnz = (PetscInt)info.nz_used;
-    ctx->nnz_state = state;
+  // PETSc's current stream: the handle points into the context, looked up once per context.
+  PetscCall(PetscObjectGetId((PetscObject)dctx, &dctx_id));
+  if (dctx_id != c.dctx_id || !c.stream_handle) {
+    void* handle = nullptr;
+    PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
+    c.stream_handle = handle;
+    c.dctx_id = dctx_id;
   }
-  const PetscInt nnz = ctx->nnz;
+  void* stream = *static_cast<void**>(c.stream_handle);  // a cudaStream_t; null: default stream
+
+  PetscCall(MatGetSize(A, &m, &n));
+  PetscCall(MatGetNonzeroState(A, &nnz_state));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (nnz_state != c.nnz_state || state != c.state || (c.nnz > 0 && !ctx->op))
+    PetscCall(RefreshDeviceCache(A, ctx, m, n, nnz_state, state, stream));
+  const PetscInt nnz = c.nnz;
   if (nnz == 0 || m == 0 || n == 0) {  // nothing to multiply (e.g. a rank without ghost columns)
     if (!y)
       PetscCall(VecSet(z, 0.0));
@@ -77,48 +149,8 @@ PetscErrorCode DeviceProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, 
     *done = true;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-
-  // PETSc's device CSR (copied there by PETSc if the host is newer, as for aijcusparse itself).
-  const PetscInt *ai = nullptr, *aj = nullptr;
-  const PetscScalar* aa = nullptr;
-  PetscCall(MatSeqAIJCUSPARSEGetIJ(A, PETSC_FALSE, &ai, &aj));
-  PetscCall(MatSeqAIJCUSPARSEGetArrayRead(A, &aa));
-
-  std::string err;
-  bool have_op = true;
-  const bool analyse = !ctx->op || !ctx->op->is_setup() || ctx->op->matrix().row_ptr != ai ||
-                       ctx->op->matrix().col_idx != aj || ctx->op->matrix().nnz != nnz ||
-                       ctx->op_state != state;
-  // An analysis runs on the default stream: PETSc's work on the matrix must be finished.
-  if (analyse) PetscCall(PetscDeviceContextSynchronize(dctx));
-  try {
-    hola::CsrView<PetscScalar, PetscInt, PetscInt> view;
-    view.rows = m;
-    view.cols = n;
-    view.nnz = nnz;
-    view.row_ptr = ai;
-    view.col_idx = aj;
-    view.values = aa;
-    view.memory = hola::Memory::device;
-    SetupOperator(ctx, view, state);
-    ctx->op_state = state;
-    if (ctx->op->analysis_count() != ctx->analyses_seen) {
-      ctx->analyses_seen = ctx->op->analysis_count();
-      ctx->transpose_in_hola = !ctx->op->kernel_name(hola::Op::T).empty();
-    }
-    // Deterministic mode may have no device transpose: PETSc's does it then.
-    have_op = op == hola::Op::N || ctx->transpose_in_hola;
-  } catch (const std::exception& e) {
-    err = e.what();
-  } catch (...) {
-    err = "unknown C++ exception";
-  }
-  if (!err.empty() || !have_op) {
-    PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(A, &aa));
-    PetscCall(MatSeqAIJCUSPARSERestoreIJ(A, PETSC_FALSE, &ai, &aj));
-    PetscCheck(err.empty(), PETSC_COMM_SELF, PETSC_ERR_LIB, "Hola: %s", err.c_str());
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  // Deterministic mode may have no device transpose: PETSc's does it then.
+  if (op == hola::Op::T && !c.transpose_in_hola) PetscFunctionReturn(PETSC_SUCCESS);
 
   const PetscScalar *xa = nullptr, *ya = nullptr;
   PetscScalar* za = nullptr;
@@ -130,10 +162,8 @@ PetscErrorCode DeviceProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, 
   else
     PetscCall(VecCUDAGetArrayWrite(z, &za));
   if (y == z) ya = za;
-  void* handle = nullptr;
-  PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
-  void* stream = *static_cast<void**>(handle);  // a cudaStream_t; null is the default stream
 
+  std::string err;
   PetscCall(PetscLogGpuTimeBegin());
   try {
     ctx->op->apply(op, PetscScalar(1), hola::ConstVec<PetscScalar>{xa, nx},
@@ -153,8 +183,6 @@ PetscErrorCode DeviceProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, 
     PetscCall(VecCUDARestoreArrayWrite(z, &za));
   if (y && y != z) PetscCall(VecCUDARestoreArrayRead(y, &ya));
   PetscCall(VecCUDARestoreArrayRead(x, &xa));
-  PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(A, &aa));
-  PetscCall(MatSeqAIJCUSPARSERestoreIJ(A, PETSC_FALSE, &ai, &aj));
   PetscCheck(err.empty(), PETSC_COMM_SELF, PETSC_ERR_LIB, "Hola: %s", err.c_str());
   PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)nnz));
   PetscCall(ViewOnce(ctx, m, n, nnz));
