@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "grid_problems.hpp"
 #include "hola/matrix_market.hpp"
 #include "hola/petsc.h"
 
@@ -61,18 +62,13 @@ PetscErrorCode Assemble(const Problem& p, MatType type, Mat* A) {
   PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(MatGetOwnershipRange(*A, &rs, &re));
   if (p.mtx.empty()) {
-    const PetscInt n = p.n, nn = n * n;
     for (PetscInt r = rs; r < re; r++) {
-      const PetscInt i = r / nn, j = (r / n) % n, k = r % n;
       PetscInt c[7], m = 0;
       PetscScalar v[7];
-      c[m] = r, v[m++] = 6.0;
-      if (i > 0) c[m] = r - nn, v[m++] = -1.0;
-      if (i < n - 1) c[m] = r + nn, v[m++] = -1.0;
-      if (j > 0) c[m] = r - n, v[m++] = -1.0;
-      if (j < n - 1) c[m] = r + n, v[m++] = -1.0;
-      if (k > 0) c[m] = r - 1, v[m++] = -1.0;
-      if (k < n - 1) c[m] = r + 1, v[m++] = -1.0;
+      hola::grid::poisson3d_row(p.n, r, [&](PetscInt col, double value) {
+        c[m] = col;
+        v[m++] = value;
+      });
       PetscCall(MatSetValues(*A, 1, &r, m, c, v, INSERT_VALUES));
     }
   } else {

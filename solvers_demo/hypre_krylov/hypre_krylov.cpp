@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "grid_problems.hpp"
 #include "hola/hypre.h"
 #include "hola/matrix_market.hpp"
 
@@ -82,19 +83,15 @@ Problem build(const Options& o) {
   std::vector<HYPRE_BigInt> cols;
   std::vector<double> vals;
   long long local_nnz = 0;
-  const HYPRE_BigInt n = static_cast<HYPRE_BigInt>(o.n), nn = n * n;
+  const HYPRE_BigInt n = static_cast<HYPRE_BigInt>(o.n);
   for (HYPRE_BigInt r = p.lo; r <= p.hi; ++r) {
     cols.clear();
     vals.clear();
     if (o.mtx.empty()) {
-      const HYPRE_BigInt i = r / nn, j = (r / n) % n, k = r % n;
-      cols.push_back(r), vals.push_back(6.0);
-      if (i > 0) cols.push_back(r - nn), vals.push_back(-1.0);
-      if (i < n - 1) cols.push_back(r + nn), vals.push_back(-1.0);
-      if (j > 0) cols.push_back(r - n), vals.push_back(-1.0);
-      if (j < n - 1) cols.push_back(r + n), vals.push_back(-1.0);
-      if (k > 0) cols.push_back(r - 1), vals.push_back(-1.0);
-      if (k < n - 1) cols.push_back(r + 1), vals.push_back(-1.0);
+      hola::grid::poisson3d_row(n, r, [&](HYPRE_BigInt col, double value) {
+        cols.push_back(col);
+        vals.push_back(value);
+      });
     } else {
       for (std::int64_t e = file.row_ptr[r]; e < file.row_ptr[r + 1]; ++e) {
         cols.push_back(static_cast<HYPRE_BigInt>(file.col_idx[e]));

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "grid_problems.hpp"
 #include "hola/hypre.h"
 
 namespace {
@@ -109,16 +110,20 @@ void destroy(Matrix& m) {
   m = Matrix{};
 }
 
+// Appends each entry of a row to the column and value lists.
+auto push(std::vector<HYPRE_BigInt>& c, std::vector<double>& v) {
+  return [&c, &v](HYPRE_BigInt col, double value) {
+    c.push_back(col);
+    v.push_back(value);
+  };
+}
+
 // Unsymmetric 2D convection-diffusion on an n x n grid; `far` adds a distant coupling per row
 // (more neighbours to exchange with).
 RowFunction convection_diffusion(HYPRE_BigInt n, bool far) {
   return [n, far](HYPRE_BigInt r, std::vector<HYPRE_BigInt>& c, std::vector<double>& v) {
-    const HYPRE_BigInt i = r / n, j = r % n, N = n * n;
-    c.push_back(r), v.push_back(4.2);
-    if (i > 0) c.push_back(r - n), v.push_back(-1.0);
-    if (i < n - 1) c.push_back(r + n), v.push_back(-1.0);
-    if (j > 0) c.push_back(r - 1), v.push_back(-1.3);
-    if (j < n - 1) c.push_back(r + 1), v.push_back(-0.7);
+    const HYPRE_BigInt N = n * n;
+    hola::grid::five_point_row(n, r, {4.2, -1.0, -1.0, -1.3, -0.7}, push(c, v));
     if (far) {
       const HYPRE_BigInt f = (r + N / 2) % N;
       if (std::abs(static_cast<long long>(f - r)) > n) c.push_back(f), v.push_back(0.01);
@@ -129,14 +134,7 @@ RowFunction convection_diffusion(HYPRE_BigInt n, bool far) {
 // 3D 7-point Laplacian on an n^3 grid (SPD).
 RowFunction poisson3d(HYPRE_BigInt n) {
   return [n](HYPRE_BigInt r, std::vector<HYPRE_BigInt>& c, std::vector<double>& v) {
-    const HYPRE_BigInt nn = n * n, i = r / nn, j = (r / n) % n, k = r % n;
-    c.push_back(r), v.push_back(6.0);
-    if (i > 0) c.push_back(r - nn), v.push_back(-1.0);
-    if (i < n - 1) c.push_back(r + nn), v.push_back(-1.0);
-    if (j > 0) c.push_back(r - n), v.push_back(-1.0);
-    if (j < n - 1) c.push_back(r + n), v.push_back(-1.0);
-    if (k > 0) c.push_back(r - 1), v.push_back(-1.0);
-    if (k < n - 1) c.push_back(r + 1), v.push_back(-1.0);
+    hola::grid::poisson3d_row(n, r, push(c, v));
   };
 }
 

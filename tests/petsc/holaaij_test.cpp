@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "grid_problems.hpp"
 #include "hola/petsc.h"
 
 #if !PETSC_VERSION_GE(3, 19, 0)
@@ -67,13 +68,15 @@ PetscErrorCode Fill(Mat A, PetscInt n, PetscScalar shift, PetscBool extra) {
   PetscInt rs, re;
   PetscFunctionBegin;
   PetscCall(MatGetOwnershipRange(A, &rs, &re));
+  const hola::grid::FivePoint c{4.0 + (double)PetscRealPart(shift), -1.0, -1.0, -1.1, -0.9};
   for (PetscInt r = rs; r < re; r++) {
-    const PetscInt i = r / n, j = r % n;
-    PetscCall(MatSetValue(A, r, r, 4.0 + shift, INSERT_VALUES));
-    if (i > 0) PetscCall(MatSetValue(A, r, r - n, -1.0, INSERT_VALUES));
-    if (i < n - 1) PetscCall(MatSetValue(A, r, r + n, -1.0, INSERT_VALUES));
-    if (j > 0) PetscCall(MatSetValue(A, r, r - 1, -1.1, INSERT_VALUES));
-    if (j < n - 1) PetscCall(MatSetValue(A, r, r + 1, -0.9, INSERT_VALUES));
+    PetscInt cols[5], m = 0;
+    PetscScalar v[5];
+    hola::grid::five_point_row(n, r, c, [&](PetscInt col, double value) {
+      cols[m] = col;
+      v[m++] = value;
+    });
+    PetscCall(MatSetValues(A, 1, &r, m, cols, v, INSERT_VALUES));
     if (extra) PetscCall(MatSetValue(A, r, (r + n * n / 2) % (n * n), 0.01, INSERT_VALUES));
   }
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
