@@ -18,10 +18,17 @@ namespace hola {
 
 namespace {
 
-// Device kernels tried, in this order, when the requested one cannot do an op (or cannot do it
-// deterministically).
-const char* const kDeviceFallbacks[] = {"hola",   "merge",    "light",        "vector",
-                                        "scalar", "cusparse", "cusparse-alg2"};
+// Device kernels tried, in the kernel table's order, when the requested one cannot do an op
+// (or cannot do it deterministically, or cannot take the matrix).
+const std::vector<std::string>& device_fallbacks() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const KernelInfo& k : KernelRegistry::kernels())
+      if (k.memory == Memory::device && k.name != "auto") v.push_back(k.name);
+    return v;
+  }();
+  return names;
+}
 
 template <class V>
 bool overlaps(const V* a, std::int64_t na, const V* b, std::int64_t nb) {
@@ -153,7 +160,7 @@ typename Operator<V, I, O>::Prepared Operator<V, I, O>::prepare(const CsrView<V,
     picked = wanted;
     if (auto k = usable(wanted, op)) return k;
     if (A.memory == Memory::device) {
-      for (const char* name : kDeviceFallbacks) {
+      for (const std::string& name : device_fallbacks()) {
         picked = name;
         if (auto k = usable(name, op)) {
           reason += "; " + wanted + " cannot do op " + op_name(op) +
@@ -197,7 +204,7 @@ typename Operator<V, I, O>::Prepared Operator<V, I, O>::prepare(const CsrView<V,
         throw;
       reason += "; " + name + " cannot take this matrix (" + e.what() + ")";
     }
-    for (const char* fallback : kDeviceFallbacks) {
+    for (const std::string& fallback : device_fallbacks()) {
       if (name == fallback) continue;
       SpmvKernelPtr<V, I, O> other = usable(fallback, op);
       if (!other) continue;
@@ -207,7 +214,7 @@ typename Operator<V, I, O>::Prepared Operator<V, I, O>::prepare(const CsrView<V,
         if (e.code() == status::out_of_memory || e.code() == status::cuda) throw;
         continue;
       }
-      reason += std::string(", using ") + fallback;
+      reason += ", using " + fallback;
       k = std::move(other);
       name = fallback;
       return;

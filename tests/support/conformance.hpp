@@ -1,6 +1,6 @@
 // The conformance suite: what every kernel of the kernel table must do, for host kernels (run in
 // CI, tests/unit/conformance_test.cpp) and device kernels (run on a GPU,
-// tests/gpu/conformance_test.cu). A new family joins by its table row alone: the suite walks
+// tests/gpu/device_conformance_test.cu). A new family joins by its table row alone: the suite walks
 // KernelRegistry::kernels() for the memory it is instantiated for.
 //
 // For each kernel and each value / index type pair:
