@@ -628,30 +628,26 @@ struct SolverTable {
   }
 };
 
+// Runs op(table) on the table of a Data / Functions solver kind after checking the solver.
+template <class Data, class Functions, class Op>
+HYPRE_Int with_table(HYPRE_Solver solver, const char* kind, Op&& op) {
+  SolverTable<Data, Functions> t;
+  if (HYPRE_Int e = t.inspect(solver, kind)) return e;
+  return op(t);
+}
+
 // Runs op(table) on the table of `kind` after checking the solver.
 template <class Op>
 HYPRE_Int with_solver(HYPRE_Solver solver, HolaHypreSolverKind kind, Op&& op) {
   switch (kind) {
-    case HOLA_HYPRE_PCG: {
-      SolverTable<hypre_PCGData, hypre_PCGFunctions> t;
-      if (HYPRE_Int e = t.inspect(solver, "PCG")) return e;
-      return op(t);
-    }
-    case HOLA_HYPRE_GMRES: {
-      SolverTable<hypre_GMRESData, hypre_GMRESFunctions> t;
-      if (HYPRE_Int e = t.inspect(solver, "GMRES")) return e;
-      return op(t);
-    }
-    case HOLA_HYPRE_FLEXGMRES: {
-      SolverTable<hypre_FlexGMRESData, hypre_FlexGMRESFunctions> t;
-      if (HYPRE_Int e = t.inspect(solver, "FlexGMRES")) return e;
-      return op(t);
-    }
-    case HOLA_HYPRE_BICGSTAB: {
-      SolverTable<hypre_BiCGSTABData, hypre_BiCGSTABFunctions> t;
-      if (HYPRE_Int e = t.inspect(solver, "BiCGSTAB")) return e;
-      return op(t);
-    }
+    case HOLA_HYPRE_PCG:
+      return with_table<hypre_PCGData, hypre_PCGFunctions>(solver, "PCG", op);
+    case HOLA_HYPRE_GMRES:
+      return with_table<hypre_GMRESData, hypre_GMRESFunctions>(solver, "GMRES", op);
+    case HOLA_HYPRE_FLEXGMRES:
+      return with_table<hypre_FlexGMRESData, hypre_FlexGMRESFunctions>(solver, "FlexGMRES", op);
+    case HOLA_HYPRE_BICGSTAB:
+      return with_table<hypre_BiCGSTABData, hypre_BiCGSTABFunctions>(solver, "BiCGSTAB", op);
     default:
       return fail(HYPRE_ERROR_ARG, "Hola: unknown solver kind " +
                                        std::to_string(static_cast<long long>(kind)) +

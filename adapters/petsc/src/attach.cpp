@@ -87,6 +87,29 @@ PetscErrorCode PetscProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode GetProductArrays(const VecAccessors& f, Vec x, Vec y, Vec z, ProductArrays* a) {
+  PetscFunctionBegin;
+  PetscCall(f.get_read(x, &a->x));
+  if (y && y != z) PetscCall(f.get_read(y, &a->y));
+  if (y == z)
+    PetscCall(f.get(z, &a->z));
+  else
+    PetscCall(f.get_write(z, &a->z));
+  if (y == z) a->y = a->z;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode RestoreProductArrays(const VecAccessors& f, Vec x, Vec y, Vec z, ProductArrays* a) {
+  PetscFunctionBegin;
+  if (y == z)
+    PetscCall(f.restore(z, &a->z));
+  else
+    PetscCall(f.restore_write(z, &a->z));
+  if (y && y != z) PetscCall(f.restore_read(y, &a->y));
+  PetscCall(f.restore_read(x, &a->x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode GetCtx(Mat A, PetscBool create, Ctx** ctx) {
   PetscContainer c = nullptr;
 
@@ -196,6 +219,22 @@ void SetupOperator(Ctx* ctx, const hola::CsrView<PetscScalar, PetscInt, PetscInt
     ctx->op = std::make_unique<HolaOperator>(o);
   }
   ctx->op->setup(view, static_cast<std::uint64_t>(state), stream);
+}
+
+std::string ApplyOperator(Ctx* ctx, hola::Op op, const ProductArrays& a, bool add, PetscInt nx,
+                          PetscInt nz, void* stream) {
+  try {
+    ctx->op->apply(op, PetscScalar(1), hola::ConstVec<PetscScalar>{a.x, nx},
+                   add ? PetscScalar(1) : PetscScalar(0),
+                   hola::ConstVec<PetscScalar>{a.y, add ? nz : 0}, hola::Vec<PetscScalar>{a.z, nz},
+                   stream);
+    ctx->kernel_calls++;
+    return {};
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown C++ exception";
+  }
 }
 
 PetscErrorCode ViewOnce(Ctx* ctx, PetscInt rows, PetscInt cols, PetscInt nnz) {

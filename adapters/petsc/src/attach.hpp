@@ -72,6 +72,26 @@ struct Ctx {
   PetscInt kernel_calls = 0, fallbacks = 0;
 };
 
+// One family of PETSc's vector array accessors: the host's (VecGetArrayRead, ...) or CUDA's
+// (VecCUDAGetArrayRead, ...).
+struct VecAccessors {
+  PetscErrorCode (*get_read)(Vec, const PetscScalar**);
+  PetscErrorCode (*restore_read)(Vec, const PetscScalar**);
+  PetscErrorCode (*get)(Vec, PetscScalar**);
+  PetscErrorCode (*restore)(Vec, PetscScalar**);
+  PetscErrorCode (*get_write)(Vec, PetscScalar**);
+  PetscErrorCode (*restore_write)(Vec, PetscScalar**);
+};
+
+// The arrays of one product z = op(A) x (+ y): x and y read, z written; when y is z, its array
+// is taken once for reading and writing (y == z then).
+struct ProductArrays {
+  const PetscScalar *x = nullptr, *y = nullptr;
+  PetscScalar* z = nullptr;
+};
+PetscErrorCode GetProductArrays(const VecAccessors& f, Vec x, Vec y, Vec z, ProductArrays* a);
+PetscErrorCode RestoreProductArrays(const VecAccessors& f, Vec x, Vec y, Vec z, ProductArrays* a);
+
 // PETSc's own product recorded at Attach, for op and whether y is given.
 PetscErrorCode PetscProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op);
 
@@ -112,6 +132,10 @@ PetscErrorCode Attach(Mat A, const Settings& settings, const SeqOps& seq);
 // Throws hola::error.
 void SetupOperator(Ctx* ctx, const hola::CsrView<PetscScalar, PetscInt, PetscInt>& view,
                    PetscObjectState state, void* stream = nullptr);
+// ctx->op's product on the arrays: z = op(A) x, plus y when add (a has nx entries of x and nz of
+// z), on `stream` for a device matrix. A failure comes back as its message (empty: none).
+std::string ApplyOperator(Ctx* ctx, hola::Op op, const ProductArrays& a, bool add, PetscInt nx,
+                          PetscInt nz, void* stream = nullptr);
 // Prints the -mat_hola_view line for this block once, after its first analysis.
 PetscErrorCode ViewOnce(Ctx* ctx, PetscInt rows, PetscInt cols, PetscInt nnz);
 #endif

@@ -20,6 +20,9 @@ namespace {
 
 #if HOLA_PETSC_SCALAR_SUPPORTED
 
+const VecAccessors kHostVecs = {VecGetArrayRead, VecRestoreArrayRead, VecGetArray,
+                                VecRestoreArray, VecGetArrayWrite,    VecRestoreArrayWrite};
+
 // z = op(A) x (+ y when y is given; y may be z), on PETSc's host CSR arrays (always done here).
 PetscErrorCode SeqProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, bool* done) {
   const PetscInt *ai = nullptr, *aj = nullptr;
@@ -27,8 +30,7 @@ PetscErrorCode SeqProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, boo
   PetscMemType mt;
   PetscInt m, n;
   PetscObjectState state;
-  const PetscScalar *xa = nullptr, *ya = nullptr;
-  PetscScalar* za = nullptr;
+  ProductArrays v;
   std::string err;
 
   PetscFunctionBegin;
@@ -38,16 +40,9 @@ PetscErrorCode SeqProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, boo
   const PetscInt nnz = ai ? ai[m] : 0;
   const PetscInt nx = op == hola::Op::N ? n : m, nz = op == hola::Op::N ? m : n;
 
-  PetscCall(VecGetArrayRead(x, &xa));
-  if (y && y != z) PetscCall(VecGetArrayRead(y, &ya));
-  if (y == z)
-    PetscCall(VecGetArray(z, &za));
-  else
-    PetscCall(VecGetArrayWrite(z, &za));
-  if (y == z) ya = za;
-
+  PetscCall(GetProductArrays(kHostVecs, x, y, z, &v));
   if (nnz == 0 || m == 0 || n == 0) {  // nothing to multiply (e.g. a rank without ghost columns)
-    for (PetscInt i = 0; i < nz; i++) za[i] = ya ? ya[i] : 0;
+    for (PetscInt i = 0; i < nz; i++) v.z[i] = v.y ? v.y[i] : 0;
   } else {
     try {
       hola::CsrView<PetscScalar, PetscInt, PetscInt> view;
@@ -59,23 +54,14 @@ PetscErrorCode SeqProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, boo
       view.values = aa;
       view.memory = hola::Memory::host;
       SetupOperator(ctx, view, state);
-      ctx->op->apply(op, PetscScalar(1), hola::ConstVec<PetscScalar>{xa, nx},
-                     y ? PetscScalar(1) : PetscScalar(0),
-                     hola::ConstVec<PetscScalar>{ya, y ? nz : 0}, hola::Vec<PetscScalar>{za, nz});
-      ctx->kernel_calls++;
     } catch (const std::exception& e) {
       err = e.what();
     } catch (...) {
       err = "unknown C++ exception";
     }
+    if (err.empty()) err = ApplyOperator(ctx, op, v, y != nullptr, nx, nz);
   }
-
-  if (y == z)
-    PetscCall(VecRestoreArray(z, &za));
-  else
-    PetscCall(VecRestoreArrayWrite(z, &za));
-  if (y && y != z) PetscCall(VecRestoreArrayRead(y, &ya));
-  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscCall(RestoreProductArrays(kHostVecs, x, y, z, &v));
   PetscCheck(err.empty(), PETSC_COMM_SELF, PETSC_ERR_LIB, "Hola: %s", err.c_str());
   PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)nnz));
   PetscCall(ViewOnce(ctx, m, n, nnz));

@@ -23,6 +23,10 @@ namespace {
 
 #if HOLA_PETSC_SCALAR_SUPPORTED
 
+const VecAccessors kDeviceVecs = {VecCUDAGetArrayRead,  VecCUDARestoreArrayRead,
+                                  VecCUDAGetArray,      VecCUDARestoreArray,
+                                  VecCUDAGetArrayWrite, VecCUDARestoreArrayWrite};
+
 // True when v gives a device array: a CUDA vector not bound to the CPU (PETSc copies a newer
 // host copy over first, as for its own products).
 PetscErrorCode OnDevice(Vec v, bool* ok) {
@@ -152,37 +156,13 @@ PetscErrorCode DeviceProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, 
   // Deterministic mode may have no device transpose: PETSc's does it then.
   if (op == hola::Op::T && !c.transpose_in_hola) PetscFunctionReturn(PETSC_SUCCESS);
 
-  const PetscScalar *xa = nullptr, *ya = nullptr;
-  PetscScalar* za = nullptr;
   const PetscInt nx = op == hola::Op::N ? n : m, nz = op == hola::Op::N ? m : n;
-  PetscCall(VecCUDAGetArrayRead(x, &xa));
-  if (y && y != z) PetscCall(VecCUDAGetArrayRead(y, &ya));
-  if (y == z)
-    PetscCall(VecCUDAGetArray(z, &za));
-  else
-    PetscCall(VecCUDAGetArrayWrite(z, &za));
-  if (y == z) ya = za;
-
-  std::string err;
+  ProductArrays v;
+  PetscCall(GetProductArrays(kDeviceVecs, x, y, z, &v));
   PetscCall(PetscLogGpuTimeBegin());
-  try {
-    ctx->op->apply(op, PetscScalar(1), hola::ConstVec<PetscScalar>{xa, nx},
-                   y ? PetscScalar(1) : PetscScalar(0), hola::ConstVec<PetscScalar>{ya, y ? nz : 0},
-                   hola::Vec<PetscScalar>{za, nz}, stream);
-    ctx->kernel_calls++;
-  } catch (const std::exception& e) {
-    err = e.what();
-  } catch (...) {
-    err = "unknown C++ exception";
-  }
+  const std::string err = ApplyOperator(ctx, op, v, y != nullptr, nx, nz, stream);
   PetscCall(PetscLogGpuTimeEnd());
-
-  if (y == z)
-    PetscCall(VecCUDARestoreArray(z, &za));
-  else
-    PetscCall(VecCUDARestoreArrayWrite(z, &za));
-  if (y && y != z) PetscCall(VecCUDARestoreArrayRead(y, &ya));
-  PetscCall(VecCUDARestoreArrayRead(x, &xa));
+  PetscCall(RestoreProductArrays(kDeviceVecs, x, y, z, &v));
   PetscCheck(err.empty(), PETSC_COMM_SELF, PETSC_ERR_LIB, "Hola: %s", err.c_str());
   PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)nnz));
   PetscCall(ViewOnce(ctx, m, n, nnz));
