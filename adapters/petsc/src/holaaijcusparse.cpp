@@ -140,8 +140,7 @@ PetscErrorCode DeviceProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, 
   void* stream = *static_cast<void**>(c.stream_handle);  // a cudaStream_t; null: default stream
 
   PetscCall(MatGetSize(A, &m, &n));
-  PetscCall(MatGetNonzeroState(A, &nnz_state));
-  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  PetscCall(HolaMatGetStates(A, &nnz_state, &state));
   if (nnz_state != c.nnz_state || state != c.state || (c.nnz > 0 && !ctx->op))
     PetscCall(RefreshDeviceCache(A, ctx, m, n, nnz_state, state, stream));
   const PetscInt nnz = c.nnz;

@@ -38,6 +38,27 @@ inline PetscErrorCode HolaContainerSetDestroy(PetscContainer c,
 #endif
 }
 
+// A Mat's nonzero state and object state (every change of its values increases the latter).
+// 3.26's MatGetState gives both; before, the object state is read with PetscObjectStateGet, which
+// PETSc declares only in its private petscimpl.h (MatGetState of 3.22 - 3.25 has another form).
+#if !PETSC_VERSION_GE(3, 26, 0)
+#include <petsc/private/petscimpl.h>
+#endif
+inline PetscErrorCode HolaMatGetStates(Mat A, PetscObjectState* nonzero_state,
+                                       PetscObjectState* state) {
+#if PETSC_VERSION_GE(3, 26, 0)
+  MatState s;
+  PetscErrorCode ierr = MatGetState(A, &s);
+  *nonzero_state = s.nonzerostate;
+  *state = s.state;
+  return ierr;
+#else
+  PetscErrorCode ierr = MatGetNonzeroState(A, nonzero_state);
+  if (ierr == PETSC_SUCCESS) ierr = PetscObjectStateGet((PetscObject)A, state);
+  return ierr;
+#endif
+}
+
 // Hola's kernels exist for real float and double only (no complex, __float128 or half yet).
 #if !defined(PETSC_USE_COMPLEX) && \
     (defined(PETSC_USE_REAL_SINGLE) || defined(PETSC_USE_REAL_DOUBLE))
