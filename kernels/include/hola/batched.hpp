@@ -1,0 +1,182 @@
+// Batched SpMV (seed 004): y_i = alpha A_i x_i + beta y_i for a batch of many small, independent
+// matrices whose sizes, patterns and values may all differ. A different interface from the
+// single-matrix SpmvKernel table (kernel_table.hpp): one call covers the whole batch.
+//
+// Batch layout (docs/batched.md). Every array of a batch uses one index type I (int32 or int64),
+// offsets included; the three per-matrix offset arrays have count + 1 entries, start at 0 and
+// never decrease:
+//   row_off[i] .. row_off[i+1]  rows of matrix i = its entries of the concatenated y
+//   col_off[i] .. col_off[i+1]  columns of matrix i = its entries of the concatenated x
+//   nnz_off[i] .. nnz_off[i+1]  its stored entries in col_idx / values (/ row_idx)
+// Formats:
+//   csr         row_ptr is GLOBAL: total_rows + 1 entries, the block-diagonal CSR of the batch,
+//               so row_ptr[row_off[i]] == nnz_off[i] for every i and row_ptr[total_rows] ==
+//               total_nnz. Column indices are LOCAL to each matrix: in [0, cols_i).
+//   csr_shared  the fast path: every matrix has the same pattern (shared_rows x shared_cols,
+//               shared_nnz entries; row_ptr local, shared_rows + 1 entries; col_idx shared_nnz
+//               entries) and its own values: matrix i's values are values[i*shared_nnz ...],
+//               its x is x[i*shared_cols ...], its y is y[i*shared_rows ...]. The offset arrays
+//               are not used (may be null).
+//   coo         row_idx / col_idx / values: nnz_off gives each matrix's entries; indices local,
+//               entries of one matrix sorted by row (any column order, duplicates summed).
+//   ell         per matrix a column-major rows_i x width_i slab: nnz_off[i+1] - nnz_off[i] ==
+//               rows_i * width_i (width_i is derived from it), slot k of row r at
+//               nnz_off[i] + k * rows_i + r; padding slots have col_idx == -1 (value ignored).
+// total_rows / total_cols / total_nnz are the lengths of y / x / values that the caller owns;
+// the validator checks the offsets against them.
+//
+// Contract of every apply: beta == 0 never reads y (NaN in it does not leak); x must not overlap
+// y. Inputs are validated by validate(); the *_checked functions validate first and write
+// nothing when validation fails.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "hola/error.hpp"
+#include "hola/types.hpp"
+
+#if defined(__CUDACC__)
+#define HOLA_BATCHED_HD __host__ __device__
+#else
+#define HOLA_BATCHED_HD
+#endif
+
+namespace hola::batched {
+
+enum class Format { csr = 0, csr_shared = 1, coo = 2, ell = 3 };
+
+inline const char* format_name(Format f) {
+  switch (f) {
+    case Format::csr:
+      return "csr";
+    case Format::csr_shared:
+      return "csr_shared";
+    case Format::coo:
+      return "coo";
+    case Format::ell:
+      return "ell";
+  }
+  return "unknown";
+}
+
+// Non-owning view of a batch (host or device memory). See the layout above.
+template <class V, class I>
+struct BatchView {
+  static_assert(is_supported_value_v<V>, "value type must be float or double");
+  static_assert(is_supported_index_v<I>, "index type must be int32 or int64");
+  using value_type = V;
+  using index_type = I;
+
+  Format format = Format::csr;
+  Memory memory = Memory::host;
+  std::int64_t count = 0;  // number of matrices
+
+  const I* row_off = nullptr;  // count + 1 (csr, coo, ell)
+  const I* col_off = nullptr;  // count + 1 (csr, coo, ell)
+  const I* nnz_off = nullptr;  // count + 1 (csr, coo, ell)
+
+  std::int64_t shared_rows = 0;  // csr_shared only
+  std::int64_t shared_cols = 0;
+  std::int64_t shared_nnz = 0;
+
+  const I* row_ptr = nullptr;  // csr: total_rows + 1 (global); csr_shared: shared_rows + 1
+  const I* row_idx = nullptr;  // coo: total_nnz
+  const I* col_idx = nullptr;  // csr, coo, ell: total_nnz; csr_shared: shared_nnz
+  const V* values = nullptr;   // total_nnz (csr_shared: count * shared_nnz)
+
+  std::int64_t total_rows = 0;  // length of y
+  std::int64_t total_cols = 0;  // length of x
+  std::int64_t total_nnz = 0;   // length of values
+};
+
+// Batch features, computed by validate() and used by the kernel rule (choose_plan).
+struct Features {
+  std::int64_t count = 0;
+  std::int64_t total_rows = 0;
+  std::int64_t total_cols = 0;
+  std::int64_t total_nnz = 0;       // stored entries (ELL: slots, padding included)
+  std::int64_t max_rows = 0;        // largest rows_i
+  std::int64_t max_cols = 0;        // largest cols_i
+  std::int64_t max_row_nnz = 0;     // longest row (ELL: largest width)
+  std::int64_t empty_matrices = 0;  // rows_i == 0 or cols_i == 0
+  double mean_row_nnz() const {
+    return total_rows > 0 ? static_cast<double>(total_nnz) / static_cast<double>(total_rows) : 0.0;
+  }
+};
+
+// Checks a host batch (Memory::host for the index arrays; values is only checked for null, never
+// read, so it may point to device memory). Throws hola::error:
+//  invalid_argument  negative count or sizes, null arrays that must exist, unknown format
+//  size_mismatch     offsets that do not start at 0, decrease, or end off total_rows /
+//                    total_cols / total_nnz; an ELL slab that is not rows_i * width_i
+//  invalid_csr       row_ptr inconsistent with nnz_off or decreasing, row or column indices out
+//                    of range, COO rows not sorted
+// Returns the batch features.
+template <class V, class I>
+Features validate(const BatchView<V, I>& batch);
+
+// Sequential reference, accumulating in wide_t<V> (double for float, long double for double).
+template <class V, class I>
+void reference_apply(const BatchView<V, I>& batch, V alpha, const V* x, V beta, V* y);
+
+// OpenMP: matrices distributed over threads (dynamic schedule); threads <= 0: OpenMP's default.
+template <class V, class I>
+void omp_apply(const BatchView<V, I>& batch, V alpha, const V* x, V beta, V* y, int threads = 0);
+
+// validate() then the kernel; nothing is written when validation throws.
+template <class V, class I>
+void reference_apply_checked(const BatchView<V, I>& batch, V alpha, const V* x, std::int64_t x_len,
+                             V beta, V* y, std::int64_t y_len);
+template <class V, class I>
+void omp_apply_checked(const BatchView<V, I>& batch, V alpha, const V* x, std::int64_t x_len,
+                       V beta, V* y, std::int64_t y_len, int threads = 0);
+
+// Checks x / y lengths against the batch (size_mismatch) and null vectors (invalid_argument;
+// y may be null only when the batch has no rows).
+template <class V, class I>
+void check_vectors(const BatchView<V, I>& batch, const V* x, std::int64_t x_len, const V* y,
+                   std::int64_t y_len);
+
+// ---- GPU kernel plan (the `auto` rule; docs/batched.md) ----
+
+enum class Kernel {
+  auto_select = 0,
+  csr_scalar = 1,  // csr / csr_shared: one thread per row
+  csr_vector = 2,  // csr / csr_shared: one warp per row, shuffle reduction
+  coo = 3,         // coo: one thread per row, row start by binary search (rows sorted)
+  ell = 4,         // ell: one thread per row, column-major slots
+};
+
+const char* kernel_name(Kernel k);
+// "auto", "csr_scalar", "csr_vector", "coo", "ell"; throws invalid_argument otherwise.
+Kernel kernel_from_name(const std::string& name);
+bool kernel_supports(Kernel k, Format f);
+
+// How a GPU launch maps matrices to threads: a group of group_threads threads (a multiple of 32
+// up to block_threads) owns one matrix; a block of block_threads threads holds
+// block_threads / group_threads matrices. group_threads == 32: one warp per matrix;
+// group_threads == block_threads: one block per matrix. stage_x: each group copies its x_i into
+// shared memory first (stage_cols values per group).
+struct Plan {
+  Kernel kernel = Kernel::csr_scalar;
+  int block_threads = 256;
+  int group_threads = 32;
+  bool stage_x = false;
+  std::int64_t stage_cols = 0;
+  int matrices_per_block() const { return block_threads / group_threads; }
+};
+
+// Shared memory a block may use for staged x (bytes).
+inline constexpr std::size_t kStageBytesLimit = 48 * 1024;
+
+// The rule (not trained): kernel from the format (CSR: vector when the mean row length >= 8 or
+// the longest row >= 32, else scalar), group size from the largest matrix (enough threads, or
+// warps for csr_vector, to give each row of the largest matrix one, rounded up to a power of
+// two, 32..256), x staged when the block's share fits kStageBytesLimit. `requested` other than
+// auto_select forces the kernel (it must support the format: unsupported otherwise).
+Plan choose_plan(const Features& f, Format format, std::size_t value_bytes,
+                 Kernel requested = Kernel::auto_select);
+
+}  // namespace hola::batched

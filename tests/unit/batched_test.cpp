@@ -1,0 +1,511 @@
+// Batched SpMV on the CPU (hola/batched.hpp): the reference against exact triplet products, the
+// OpenMP kernel against the reference over randomized batches of every format (empty matrices,
+// 1 x 1, rows longer than a warp, mixed sizes 1..1024, one shared pattern), float / double,
+// int32 / int64, alpha / beta cases, NaN-poisoned y, and the validator's statuses on broken
+// batches (nothing written).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "hola/batched.hpp"
+#include "hola/batched_generate.hpp"
+#include "hola/error.hpp"
+
+namespace hola::batched {
+namespace {
+
+template <class V_, class I_>
+struct Types {
+  using V = V_;
+  using I = I_;
+};
+using BatchTypes = ::testing::Types<Types<float, std::int32_t>, Types<float, std::int64_t>,
+                                    Types<double, std::int32_t>, Types<double, std::int64_t>>;
+
+template <class T>
+class BatchedTest : public ::testing::Test {};
+TYPED_TEST_SUITE(BatchedTest, BatchTypes);
+
+#define HOLA_TYPES                 \
+  using V = typename TypeParam::V; \
+  using I = typename TypeParam::I
+
+constexpr Format kFormats[] = {Format::csr, Format::coo, Format::ell};
+
+template <class V>
+std::vector<V> random_vector(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<V> v(static_cast<std::size_t>(n));
+  for (auto& e : v) e = static_cast<V>(u(rng));
+  return v;
+}
+
+// Exact-ish product from the triplets (long double), and the bound sum |alpha a x| + |beta y|.
+template <class V>
+void triplet_product(const std::vector<SmallMatrix<V>>& ms, V alpha, const std::vector<V>& x,
+                     V beta, const std::vector<V>& y0, std::vector<long double>& exact,
+                     std::vector<long double>& bound) {
+  exact.assign(y0.size(), 0.0L);
+  bound.assign(y0.size(), 0.0L);
+  std::int64_t xo = 0, yo = 0;
+  for (const auto& m : ms) {
+    for (std::int64_t k = 0; k < m.nnz(); ++k) {
+      const long double p = static_cast<long double>(m.v[k]) * x[xo + m.c[k]];
+      exact[yo + m.r[k]] += alpha * p;
+      bound[yo + m.r[k]] += std::fabs(alpha * p);
+    }
+    for (std::int64_t i = 0; i < m.rows; ++i)
+      if (beta != V(0)) {
+        exact[yo + i] += static_cast<long double>(beta) * y0[yo + i];
+        bound[yo + i] += std::fabs(static_cast<long double>(beta) * y0[yo + i]);
+      }
+    xo += m.cols;
+    yo += m.rows;
+  }
+}
+
+// Every entry of y within tol * (longest row + 2) * eps * bound of the exact value.
+template <class V>
+void expect_close(const std::vector<V>& y, const std::vector<long double>& exact,
+                  const std::vector<long double>& bound, std::int64_t max_row, const char* what) {
+  ASSERT_EQ(y.size(), exact.size());
+  const long double eps = std::numeric_limits<V>::epsilon();
+  std::int64_t bad = 0;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    const long double err = std::fabs(static_cast<long double>(y[i]) - exact[i]);
+    const long double tol = 2.0L * eps * static_cast<long double>(max_row + 2) * bound[i] +
+                            std::numeric_limits<V>::denorm_min();
+    if (!(err <= tol)) {
+      if (bad++ < 5)
+        ADD_FAILURE() << what << ": y[" << i << "] = " << y[i] << ", expected " << exact[i]
+                      << " (tolerance " << tol << ")";
+    }
+  }
+  EXPECT_EQ(bad, 0) << what;
+}
+
+template <class V>
+std::int64_t longest_row(const std::vector<SmallMatrix<V>>& ms) {
+  std::int64_t best = 0;
+  for (const auto& m : ms) {
+    std::vector<std::int64_t> len(static_cast<std::size_t>(m.rows), 0);
+    for (auto r : m.r) best = std::max(best, ++len[static_cast<std::size_t>(r)]);
+  }
+  return best;
+}
+
+template <class V>
+std::int64_t total(const std::vector<SmallMatrix<V>>& ms, bool rows) {
+  std::int64_t t = 0;
+  for (const auto& m : ms) t += rows ? m.rows : m.cols;
+  return t;
+}
+
+struct Scalars {
+  double alpha, beta;
+};
+constexpr Scalars kScalars[] = {{1.0, 0.0}, {2.5, -0.5}, {-1.0, 1.0}, {0.0, 0.0}, {0.0, 2.0}};
+
+// Runs reference and OpenMP on `format` of ms for every (alpha, beta); y NaN-poisoned when
+// beta == 0. Both must match the triplet product.
+template <class V, class I>
+void check_batch(const std::vector<SmallMatrix<V>>& ms, Format format, std::uint64_t seed) {
+  const BatchData<V, I> data = make_batch<V, I>(ms, format);
+  const BatchView<V, I> view = data.view();
+  const Features f = validate(view);
+  ASSERT_EQ(f.count, static_cast<std::int64_t>(ms.size()));
+  const std::int64_t rows = total(ms, true), cols = total(ms, false);
+  ASSERT_EQ(f.total_rows, rows);
+  ASSERT_EQ(f.total_cols, cols);
+  const std::vector<V> x = random_vector<V>(cols, seed);
+  const std::vector<V> y_start = random_vector<V>(rows, seed + 1);
+  const std::int64_t max_row = longest_row(ms);
+  for (const Scalars s : kScalars) {
+    const V alpha = static_cast<V>(s.alpha), beta = static_cast<V>(s.beta);
+    std::vector<V> y0 = y_start;
+    if (beta == V(0)) std::fill(y0.begin(), y0.end(), std::numeric_limits<V>::quiet_NaN());
+    std::vector<long double> exact, bound;
+    triplet_product(ms, alpha, x, beta, y0, exact, bound);
+    SCOPED_TRACE(std::string(format_name(format)) + " alpha " + std::to_string(s.alpha) + " beta " +
+                 std::to_string(s.beta));
+    std::vector<V> y_ref = y0;
+    reference_apply_checked(view, alpha, x.data(), cols, beta, y_ref.data(), rows);
+    expect_close(y_ref, exact, bound, max_row, "reference");
+    for (int threads : {1, 2, 3}) {
+      std::vector<V> y_omp = y0;
+      omp_apply_checked(view, alpha, x.data(), cols, beta, y_omp.data(), rows, threads);
+      expect_close(y_omp, exact, bound, max_row, "omp");
+    }
+  }
+}
+
+TYPED_TEST(BatchedTest, SmallMixedBatchesEveryFormat) {
+  HOLA_TYPES;
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    const auto ms = random_matrices<V>(300, 1, 40, seed);
+    for (Format f : kFormats) check_batch<V, I>(ms, f, seed);
+  }
+}
+
+TYPED_TEST(BatchedTest, MixedSizesUpTo1024EveryFormat) {
+  HOLA_TYPES;
+  const auto ms = random_matrices<V>(40, 1, 1024, 7);
+  for (Format f : kFormats) check_batch<V, I>(ms, f, 7);
+}
+
+TYPED_TEST(BatchedTest, SharedPatternEveryFormat) {
+  HOLA_TYPES;
+  for (std::int64_t n : {1, 5, 33, 200}) {
+    const auto ms = random_shared<V>(50, n, n, 100 + n);
+    check_batch<V, I>(ms, Format::csr_shared, 11);
+    for (Format f : kFormats) check_batch<V, I>(ms, f, 11);
+  }
+  // Rectangular pattern and a pattern with no entries.
+  check_batch<V, I>(random_shared<V>(20, 7, 3, 5), Format::csr_shared, 12);
+  check_batch<V, I>(random_shared<V>(20, 4, 0, 5), Format::csr_shared, 13);
+}
+
+TYPED_TEST(BatchedTest, EmptyAndTinyBatches) {
+  HOLA_TYPES;
+  check_batch<V, I>({}, Format::csr, 1);
+  check_batch<V, I>({}, Format::csr_shared, 1);
+  check_batch<V, I>({}, Format::coo, 1);
+  check_batch<V, I>({}, Format::ell, 1);
+  std::mt19937_64 rng(3);
+  const std::vector<SmallMatrix<V>> one{random_matrix<V>(1, 1, 1, 1.0, rng)};
+  for (Format f : {Format::csr, Format::csr_shared, Format::coo, Format::ell})
+    check_batch<V, I>(one, f, 2);
+  // Only empty matrices.
+  const std::vector<SmallMatrix<V>> empties{random_matrix<V>(0, 0, 1, 0.0, rng),
+                                            random_matrix<V>(3, 0, 1, 0.0, rng),
+                                            random_matrix<V>(0, 3, 1, 0.0, rng)};
+  for (Format f : kFormats) check_batch<V, I>(empties, f, 3);
+}
+
+TYPED_TEST(BatchedTest, LongRows) {
+  HOLA_TYPES;
+  std::mt19937_64 rng(9);
+  std::vector<SmallMatrix<V>> ms;
+  for (int i = 0; i < 6; ++i) ms.push_back(random_matrix<V>(5 + i, 300, 300, 1.0, rng));
+  for (Format f : kFormats) check_batch<V, I>(ms, f, 4);
+}
+
+TYPED_TEST(BatchedTest, BetaZeroNeverReadsY) {
+  HOLA_TYPES;
+  const auto ms = random_matrices<V>(64, 1, 30, 21);
+  for (Format f : kFormats) {
+    const auto data = make_batch<V, I>(ms, f);
+    const auto view = data.view();
+    const std::vector<V> x = random_vector<V>(data.total_cols, 5);
+    for (V alpha : {V(1), V(0)}) {
+      std::vector<V> y(static_cast<std::size_t>(data.total_rows),
+                       std::numeric_limits<V>::quiet_NaN());
+      std::vector<V> y2 = y;
+      reference_apply(view, alpha, x.data(), V(0), y.data());
+      omp_apply(view, alpha, x.data(), V(0), y2.data());
+      for (std::size_t i = 0; i < y.size(); ++i) {
+        ASSERT_FALSE(std::isnan(y[i])) << format_name(f) << " reference row " << i;
+        ASSERT_FALSE(std::isnan(y2[i])) << format_name(f) << " omp row " << i;
+        if (alpha == V(0)) {
+          ASSERT_EQ(y[i], V(0));
+          ASSERT_EQ(y2[i], V(0));
+        }
+      }
+    }
+  }
+}
+
+// A broken batch must raise `expected` from validate() and from the checked applies, and leave
+// y bitwise unchanged.
+template <class V, class I>
+void expect_rejected(const BatchData<V, I>& data, status expected, const std::string& what) {
+  SCOPED_TRACE(what);
+  const auto view = data.view();
+  try {
+    validate(view);
+    ADD_FAILURE() << what << ": validate accepted it";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), expected) << what << ": " << e.what();
+    EXPECT_NE(std::string(e.what()).find("batched"), std::string::npos);
+  }
+  const std::int64_t rows = std::max<std::int64_t>(data.total_rows, 0);
+  const std::int64_t cols = std::max<std::int64_t>(data.total_cols, 0);
+  const std::vector<V> x = random_vector<V>(cols, 1);
+  const std::vector<V> y0 = random_vector<V>(rows, 2);
+  for (int kind = 0; kind < 2; ++kind) {
+    std::vector<V> y = y0;
+    try {
+      if (kind == 0)
+        reference_apply_checked(view, V(1), x.data(), cols, V(1), y.data(), rows);
+      else
+        omp_apply_checked(view, V(1), x.data(), cols, V(1), y.data(), rows);
+      ADD_FAILURE() << what << ": apply accepted it";
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), expected);
+    }
+    EXPECT_EQ(0, std::memcmp(y.data(), y0.data(), y.size() * sizeof(V))) << what << ": y changed";
+  }
+}
+
+TYPED_TEST(BatchedTest, BadInputsRaiseAndWriteNothing) {
+  HOLA_TYPES;
+  const auto ms = random_matrices<V>(20, 2, 10, 31);
+  const auto csr = make_batch<V, I>(ms, Format::csr);
+  const auto coo = make_batch<V, I>(ms, Format::coo);
+  const auto ell = make_batch<V, I>(ms, Format::ell);
+  const auto shared = make_batch<V, I>(random_shared<V>(10, 6, 6, 3), Format::csr_shared);
+  ASSERT_NO_THROW(validate(csr.view()));
+  ASSERT_NO_THROW(validate(coo.view()));
+  ASSERT_NO_THROW(validate(ell.view()));
+  ASSERT_NO_THROW(validate(shared.view()));
+
+  // Find a matrix with entries and a row inside it.
+  std::int64_t b = 0;
+  while (csr.nnz_off[b + 1] == csr.nnz_off[b] || csr.row_off[b + 1] == csr.row_off[b]) ++b;
+
+  for (const auto* base : {&csr, &coo, &ell}) {
+    const std::string fmt = format_name(base->format);
+    {
+      auto d = *base;
+      d.count = -1;
+      expect_rejected(d, status::invalid_argument, fmt + " negative count");
+    }
+    {
+      auto d = *base;
+      d.row_off.clear();
+      expect_rejected(d, status::invalid_argument, fmt + " null row_off");
+    }
+    {
+      auto d = *base;
+      d.col_idx.clear();
+      expect_rejected(d, status::invalid_argument, fmt + " null col_idx");
+    }
+    {
+      auto d = *base;
+      d.values.clear();
+      expect_rejected(d, status::invalid_argument, fmt + " null values");
+    }
+    {
+      auto d = *base;
+      d.row_off[0] = 1;
+      expect_rejected(d, status::size_mismatch, fmt + " row_off[0] != 0");
+    }
+    {
+      auto d = *base;
+      std::swap(d.col_off[3], d.col_off[4]);
+      if (d.col_off[3] != d.col_off[4])
+        expect_rejected(d, status::size_mismatch, fmt + " decreasing col_off");
+    }
+    {
+      auto d = *base;
+      d.total_rows += 1;
+      expect_rejected(d, status::size_mismatch, fmt + " total_rows off");
+    }
+    {
+      auto d = *base;
+      d.total_cols -= 1;
+      expect_rejected(d, status::size_mismatch, fmt + " total_cols off");
+    }
+    {
+      auto d = *base;
+      d.total_nnz += 1;
+      expect_rejected(d, status::size_mismatch, fmt + " total_nnz off");
+    }
+    {
+      // Column past the matrix's own columns (still inside the concatenated x).
+      auto d = *base;
+      const std::int64_t p = d.nnz_off[b];
+      d.col_idx[p] = static_cast<I>(d.col_off[b + 1] - d.col_off[b]);
+      expect_rejected(d, status::invalid_csr, fmt + " column out of range");
+    }
+    {
+      auto d = *base;
+      d.col_idx[d.nnz_off[b]] = I(-2);
+      expect_rejected(d, status::invalid_csr, fmt + " negative column");
+    }
+  }
+  {
+    auto d = csr;
+    d.row_ptr[d.row_off[b] + 1] = d.row_ptr[d.row_off[b]] - 1;
+    expect_rejected(d, status::invalid_csr, "csr decreasing row_ptr");
+  }
+  {
+    auto d = csr;
+    d.row_ptr[d.row_off[b]] += 1;
+    expect_rejected(d, status::invalid_csr, "csr row_ptr disagrees with nnz_off");
+  }
+  {
+    auto d = csr;
+    d.row_ptr.clear();
+    expect_rejected(d, status::invalid_argument, "csr null row_ptr");
+  }
+  {
+    auto d = coo;
+    d.row_idx[d.nnz_off[b]] = static_cast<I>(d.row_off[b + 1] - d.row_off[b]);
+    expect_rejected(d, status::invalid_csr, "coo row out of range");
+  }
+  {
+    auto d = coo;
+    std::int64_t p = 0;
+    while (d.row_idx[p] == d.row_idx[p + 1] || d.nnz_off[0] > p) ++p;
+    // Two entries of one matrix with different rows: swap them to break the order.
+    std::int64_t m = 0;
+    while (d.nnz_off[m + 1] <= p + 1) ++m;
+    if (d.nnz_off[m] <= p) {
+      std::swap(d.row_idx[p], d.row_idx[p + 1]);
+      expect_rejected(d, status::invalid_csr, "coo rows not sorted");
+    }
+  }
+  {
+    auto d = coo;
+    d.row_idx.clear();
+    expect_rejected(d, status::invalid_argument, "coo null row_idx");
+  }
+  {
+    // ELL slab that is not rows * width: move one slot to the next matrix.
+    auto d = ell;
+    d.nnz_off[b + 1] -= 1;
+    expect_rejected(d, status::size_mismatch, "ell slab not rows * width");
+  }
+  {
+    auto d = shared;
+    d.total_rows += 1;
+    expect_rejected(d, status::size_mismatch, "shared total_rows off");
+  }
+  {
+    auto d = shared;
+    d.col_idx[0] = static_cast<I>(d.shared_cols);
+    expect_rejected(d, status::invalid_csr, "shared column out of range");
+  }
+  {
+    auto d = shared;
+    d.row_ptr.back() += 1;
+    expect_rejected(d, status::invalid_csr, "shared row_ptr end != shared_nnz");
+  }
+  {
+    auto d = shared;
+    d.shared_rows = -1;
+    expect_rejected(d, status::invalid_argument, "shared negative rows");
+  }
+}
+
+TYPED_TEST(BatchedTest, VectorChecks) {
+  HOLA_TYPES;
+  const auto d = make_batch<V, I>(random_matrices<V>(10, 1, 8, 3), Format::csr);
+  const auto view = d.view();
+  std::vector<V> x(static_cast<std::size_t>(d.total_cols), V(1));
+  std::vector<V> y(static_cast<std::size_t>(d.total_rows), V(2));
+  const std::vector<V> y0 = y;
+  auto code = [&](auto&& call) {
+    try {
+      call();
+    } catch (const error& e) {
+      return e.code();
+    }
+    return status::success;
+  };
+  EXPECT_EQ(code([&] {
+              reference_apply_checked(view, V(1), x.data(), d.total_cols + 1, V(0), y.data(),
+                                      d.total_rows);
+            }),
+            status::size_mismatch);
+  EXPECT_EQ(code([&] {
+              omp_apply_checked(view, V(1), x.data(), d.total_cols, V(0), y.data(),
+                                d.total_rows - 1);
+            }),
+            status::size_mismatch);
+  EXPECT_EQ(code([&] {
+              omp_apply_checked(view, V(1), static_cast<const V*>(nullptr), d.total_cols, V(0),
+                                y.data(), d.total_rows);
+            }),
+            status::invalid_argument);
+  EXPECT_EQ(y, y0);
+  // x overlapping y.
+  std::vector<V> both(static_cast<std::size_t>(d.total_rows + d.total_cols), V(1));
+  EXPECT_EQ(code([&] {
+              omp_apply_checked(view, V(1), both.data(), d.total_cols, V(0), both.data(),
+                                d.total_rows);
+            }),
+            status::aliasing);
+  EXPECT_EQ(code([&] {
+              omp_apply_checked(view, V(1), x.data(), d.total_cols, V(0), y.data(), d.total_rows);
+            }),
+            status::success);
+}
+
+TEST(BatchedPlan, RuleFollowsFeatures) {
+  Features f;
+  f.count = 1000;
+  f.total_rows = 1000 * 20;
+  f.total_nnz = 1000 * 20 * 3;
+  f.max_rows = 20;
+  f.max_cols = 20;
+  f.max_row_nnz = 5;
+  Plan p = choose_plan(f, Format::csr, sizeof(double));
+  EXPECT_EQ(p.kernel, Kernel::csr_scalar);
+  EXPECT_EQ(p.group_threads, 32);
+  EXPECT_EQ(p.matrices_per_block(), 8);
+  EXPECT_TRUE(p.stage_x);
+  EXPECT_EQ(p.stage_cols, 20);
+
+  f.total_nnz = 1000 * 20 * 16;  // mean row length 16: a warp per row
+  f.max_row_nnz = 20;
+  p = choose_plan(f, Format::csr_shared, sizeof(float));
+  EXPECT_EQ(p.kernel, Kernel::csr_vector);
+  EXPECT_EQ(p.group_threads, 256);  // 20 rows: as many warps as possible (8)
+  EXPECT_EQ(p.matrices_per_block(), 1);
+
+  f.max_rows = 100;
+  f.max_cols = 10000;  // x too large to stage
+  f.total_nnz = f.total_rows * 2;
+  f.max_row_nnz = 4;
+  p = choose_plan(f, Format::csr, sizeof(double));
+  EXPECT_EQ(p.kernel, Kernel::csr_scalar);
+  EXPECT_EQ(p.group_threads, 128);
+  EXPECT_FALSE(p.stage_x);
+  EXPECT_EQ(choose_plan(f, Format::coo, 8).kernel, Kernel::coo);
+  EXPECT_EQ(choose_plan(f, Format::ell, 8).kernel, Kernel::ell);
+  f.max_rows = 5000;
+  EXPECT_EQ(choose_plan(f, Format::ell, 8).group_threads, 256);
+
+  EXPECT_EQ(choose_plan(f, Format::csr, 8, Kernel::csr_vector).kernel, Kernel::csr_vector);
+  try {
+    choose_plan(f, Format::coo, 8, Kernel::csr_vector);
+    ADD_FAILURE() << "csr_vector accepted COO";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), status::unsupported);
+  }
+  EXPECT_EQ(kernel_from_name("ell"), Kernel::ell);
+  EXPECT_EQ(kernel_from_name("auto"), Kernel::auto_select);
+  try {
+    kernel_from_name("nope");
+    ADD_FAILURE();
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), status::invalid_argument);
+  }
+}
+
+TEST(BatchedFeatures, FromValidate) {
+  std::mt19937_64 rng(1);
+  std::vector<SmallMatrix<double>> ms{random_matrix<double>(3, 4, 4, 1.0, rng),
+                                      random_matrix<double>(0, 2, 4, 0.0, rng),
+                                      random_matrix<double>(9, 50, 50, 1.0, rng)};
+  for (Format fmt : kFormats) {
+    const auto d = make_batch<double, std::int32_t>(ms, fmt);
+    const Features f = validate(d.view());
+    EXPECT_EQ(f.count, 3);
+    EXPECT_EQ(f.max_rows, 9);
+    EXPECT_EQ(f.max_cols, 50);
+    EXPECT_EQ(f.empty_matrices, 1);
+    EXPECT_EQ(f.max_row_nnz, longest_row(ms)) << format_name(fmt);
+  }
+}
+
+}  // namespace
+}  // namespace hola::batched
