@@ -10,11 +10,14 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "hola/batched.hpp"
 #include "hola/batched_generate.hpp"
+#include "hola/batched_operator.hpp"
 #include "hola/error.hpp"
+#include "hola/hola_batched.h"
 
 namespace hola::batched {
 namespace {
@@ -437,6 +440,143 @@ TYPED_TEST(BatchedTest, VectorChecks) {
               omp_apply_checked(view, V(1), x.data(), d.total_cols, V(0), y.data(), d.total_rows);
             }),
             status::success);
+}
+
+TYPED_TEST(BatchedTest, OperatorCpuBackends) {
+  HOLA_TYPES;
+  const auto ms = random_matrices<V>(120, 1, 70, 41);
+  for (Format f : {Format::csr, Format::coo, Format::ell}) {
+    const auto d = make_batch<V, I>(ms, f);
+    const std::vector<V> x = random_vector<V>(d.total_cols, 1);
+    std::vector<V> y0 = random_vector<V>(d.total_rows, 2);
+    std::vector<V> want = y0;
+    reference_apply(d.view(), V(1.5), x.data(), V(-1), want.data());
+    for (BatchedBackend be :
+         {BatchedBackend::automatic, BatchedBackend::cpu, BatchedBackend::reference}) {
+      BatchedOperator<V, I> op(d.view(), be);
+      EXPECT_EQ(op.features().count, 120);
+      EXPECT_EQ(op.kernel_name(), be == BatchedBackend::reference ? "reference" : "cpu");
+      std::vector<V> y = y0;
+      op.apply(V(1.5), x.data(), d.total_cols, V(-1), y.data(), d.total_rows);
+      std::vector<long double> exact, bound;
+      triplet_product(ms, V(1.5), x, V(-1), y0, exact, bound);
+      expect_close(y, exact, bound, longest_row(ms), "operator");
+      // Wrong lengths: nothing written.
+      std::vector<V> y2 = y0;
+      EXPECT_THROW(op.apply(V(1), x.data(), d.total_cols - 1, V(0), y2.data(), d.total_rows),
+                   error);
+      EXPECT_EQ(y2, y0);
+    }
+    // The plan follows the format even on the CPU backends.
+    EXPECT_TRUE(kernel_supports(BatchedOperator<V, I>(d.view()).plan().kernel, f));
+  }
+  // Errors at construction.
+  auto d = make_batch<V, I>(ms, Format::csr);
+  d.col_idx[0] = I(-5);
+  try {
+    BatchedOperator<V, I> op(d.view());
+    ADD_FAILURE() << "invalid batch accepted";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), status::invalid_csr);
+  }
+  const auto good = make_batch<V, I>(ms, Format::csr);
+  try {
+    BatchedOperator<V, I> op(good.view(), BatchedBackend::cpu, "csr_vector");
+    ADD_FAILURE() << "GPU kernel name accepted by the CPU backend";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), status::invalid_argument);
+  }
+  try {
+    BatchedOperator<V, I> op(good.view(), BatchedBackend::gpu);
+    ADD_FAILURE() << "host batch accepted by the GPU backend";
+  } catch (const error& e) {
+    EXPECT_TRUE(e.code() == status::invalid_argument || e.code() == status::unsupported ||
+                e.code() == status::no_device);
+  }
+}
+
+template <class V, class I>
+hola_batched_desc describe(const BatchData<V, I>& d) {
+  hola_batched_desc c{};
+  c.format = static_cast<hola_batched_format>(d.format);
+  c.value_type = std::is_same_v<V, float> ? HOLA_FLOAT32 : HOLA_FLOAT64;
+  c.index_type = std::is_same_v<I, std::int32_t> ? HOLA_INT32 : HOLA_INT64;
+  c.memory = HOLA_MEMORY_HOST;
+  c.count = d.count;
+  const BatchView<V, I> v = d.view();
+  c.row_off = v.row_off;
+  c.col_off = v.col_off;
+  c.nnz_off = v.nnz_off;
+  c.shared_rows = d.shared_rows;
+  c.shared_cols = d.shared_cols;
+  c.shared_nnz = d.shared_nnz;
+  c.row_ptr = v.row_ptr;
+  c.row_idx = v.row_idx;
+  c.col_idx = v.col_idx;
+  c.values = v.values;
+  c.total_rows = d.total_rows;
+  c.total_cols = d.total_cols;
+  c.total_nnz = d.total_nnz;
+  return c;
+}
+
+TYPED_TEST(BatchedTest, CApi) {
+  HOLA_TYPES;
+  const auto ms = random_matrices<V>(50, 1, 40, 43);
+  for (Format f : {Format::csr, Format::coo, Format::ell}) {
+    const auto d = make_batch<V, I>(ms, f);
+    const hola_batched_desc desc = describe(d);
+    hola_batched op = nullptr;
+    ASSERT_EQ(hola_batched_create(&op, &desc, HOLA_BATCHED_BACKEND_CPU, nullptr), HOLA_SUCCESS)
+        << hola_batched_last_error();
+    const char* name = nullptr;
+    ASSERT_EQ(hola_batched_kernel_name(op, &name), HOLA_SUCCESS);
+    EXPECT_STREQ(name, "cpu");
+    const std::vector<V> x = random_vector<V>(d.total_cols, 3);
+    const std::vector<V> y0(static_cast<std::size_t>(d.total_rows),
+                            std::numeric_limits<V>::quiet_NaN());
+    std::vector<V> y = y0;
+    const V alpha = V(2), beta = V(0);
+    ASSERT_EQ(hola_batched_apply(op, &alpha, x.data(), d.total_cols, &beta, y.data(), d.total_rows,
+                                 nullptr),
+              HOLA_SUCCESS)
+        << hola_batched_last_error();
+    std::vector<long double> exact, bound;
+    triplet_product(ms, alpha, x, beta, y0, exact, bound);
+    expect_close(y, exact, bound, longest_row(ms), "C API");
+    std::vector<V> y2 = y;
+    EXPECT_EQ(hola_batched_apply(op, &alpha, x.data(), d.total_cols, &beta, y2.data(),
+                                 d.total_rows + 1, nullptr),
+              HOLA_SIZE_MISMATCH);
+    EXPECT_NE(std::string(hola_batched_last_error()).find("y has"), std::string::npos);
+    EXPECT_EQ(hola_batched_apply(op, nullptr, x.data(), d.total_cols, &beta, y2.data(),
+                                 d.total_rows, nullptr),
+              HOLA_INVALID_ARGUMENT);
+    EXPECT_EQ(0, std::memcmp(y2.data(), y.data(), y.size() * sizeof(V)));
+    EXPECT_EQ(hola_batched_destroy(op), HOLA_SUCCESS);
+  }
+  // Bad descriptors: clear statuses, no handle.
+  const auto d = make_batch<V, I>(ms, Format::csr);
+  hola_batched op = reinterpret_cast<hola_batched>(&op);
+  hola_batched_desc bad = describe(d);
+  bad.total_cols += 3;
+  EXPECT_EQ(hola_batched_create(&op, &bad, HOLA_BATCHED_BACKEND_AUTO, "auto"), HOLA_SIZE_MISMATCH);
+  EXPECT_EQ(op, nullptr);
+  bad = describe(d);
+  bad.format = static_cast<hola_batched_format>(9);
+  EXPECT_EQ(hola_batched_create(&op, &bad, HOLA_BATCHED_BACKEND_AUTO, nullptr),
+            HOLA_INVALID_ARGUMENT);
+  bad = describe(d);
+  bad.index_type = static_cast<hola_index_type>(5);
+  EXPECT_EQ(hola_batched_create(&op, &bad, HOLA_BATCHED_BACKEND_AUTO, nullptr), HOLA_UNSUPPORTED);
+  bad = describe(d);
+  EXPECT_EQ(hola_batched_create(&op, &bad, HOLA_BATCHED_BACKEND_CPU, "warp_magic"),
+            HOLA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(hola_batched_last_error()).find("warp_magic"), std::string::npos);
+  EXPECT_EQ(hola_batched_create(nullptr, &bad, HOLA_BATCHED_BACKEND_CPU, nullptr),
+            HOLA_INVALID_ARGUMENT);
+  EXPECT_EQ(hola_batched_apply(nullptr, nullptr, nullptr, 0, nullptr, nullptr, 0, nullptr),
+            HOLA_INVALID_ARGUMENT);
 }
 
 TEST(BatchedPlan, RuleFollowsFeatures) {
