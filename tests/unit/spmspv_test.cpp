@@ -1,0 +1,689 @@
+// SpMSpV on the host: the OpenMP matrix-driven and vector-driven kernels against the sequential
+// reference on every generated family, x densities 0..1, every vector format, mask, semiring, op
+// and output form; the reference against the dense SpMV reference; bad inputs rejected with
+// nothing written; BFS (Graph500 parent rules) and PageRank against simple references.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <numeric>
+#include <queue>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hola/generators.hpp"
+#include "hola/reference.hpp"
+#include "hola/spmspv.hpp"
+#include "hola/spmspv_graph.hpp"
+#include "status_of.hpp"
+#include "type_lists.hpp"
+
+namespace hola::test {
+namespace {
+
+using namespace hola::spmspv;
+
+// Every generated family, small enough to sweep every combination.
+std::vector<std::pair<std::string, gen::Csr64>> families() {
+  std::vector<std::pair<std::string, gen::Csr64>> f;
+  f.emplace_back("poisson2d", gen::poisson2d(12, 10));
+  f.emplace_back("poisson3d", gen::poisson3d(6, 5, 4));
+  f.emplace_back("stencil27", gen::stencil27(5, 5, 4));
+  f.emplace_back("banded_normal", gen::banded_normal(300, 6, 10.0, 1));
+  f.emplace_back("banded_uniform", gen::banded_normal(200, 5, 0.0, 2));
+  f.emplace_back("random_rect_wide", gen::random_rect(90, 300, 5, 3));
+  f.emplace_back("random_rect_tall", gen::random_rect(300, 70, 4, 4));
+  f.emplace_back("rmat", gen::rmat(9, 8, 5));
+  f.emplace_back("circuit", gen::circuit(400, 6, 0.3, 2, 150));
+  f.emplace_back("arrow", gen::arrow(120));
+  f.emplace_back("random_with_nnz", gen::random_with_nnz(200, 150, 1000, 7));
+  f.emplace_back("empty", gen::empty(50, 40));
+  f.emplace_back("single_row", gen::single_row(200, 50, 8));
+  f.emplace_back("single_column", gen::single_column(100, 9));
+  f.emplace_back("one_full_row", gen::one_full_row(60, 80, 17, 10));
+  return f;
+}
+
+// Sparse x of length n with round(density n) entries at random distinct positions, in every
+// format. Owns its arrays.
+template <class V, class I>
+struct TestVector {
+  std::int64_t n = 0;
+  std::vector<I> sorted_idx, unsorted_idx;
+  std::vector<V> sorted_val, unsorted_val, dense_val;
+  std::vector<std::uint32_t> bits;
+
+  TestVector(std::int64_t size, double density, std::uint64_t seed) : n(size) {
+    std::mt19937_64 rng(seed);
+    std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    const auto nnz = static_cast<std::int64_t>(std::llround(density * static_cast<double>(n)));
+    perm.resize(static_cast<std::size_t>(nnz));
+    auto vals = gen::random_vector<V>(nnz, seed + 1);
+    dense_val.assign(static_cast<std::size_t>(n), V(0));
+    bits.assign(static_cast<std::size_t>((n + 31) / 32), 0u);
+    for (std::int64_t k = 0; k < nnz; ++k) {
+      unsorted_idx.push_back(static_cast<I>(perm[k]));
+      unsorted_val.push_back(vals[k]);
+      dense_val[perm[k]] = vals[k];
+      bits[perm[k] / 32] |= 1u << (perm[k] % 32);
+    }
+    std::vector<std::int64_t> order(perm.begin(), perm.end());
+    std::sort(order.begin(), order.end());
+    for (auto j : order) {
+      sorted_idx.push_back(static_cast<I>(j));
+      sorted_val.push_back(dense_val[j]);
+    }
+  }
+  std::int64_t nnz() const { return static_cast<std::int64_t>(sorted_idx.size()); }
+  SparseVectorView<V, I> view(VectorFormat f) const {
+    SparseVectorView<V, I> x;
+    x.size = n;
+    x.nnz = nnz();
+    x.format = f;
+    if (f == VectorFormat::sorted) {
+      x.indices = sorted_idx.data();
+      x.values = sorted_val.data();
+    } else if (f == VectorFormat::unsorted) {
+      x.indices = unsorted_idx.data();
+      x.values = unsorted_val.data();
+    } else {
+      x.bits = bits.data();
+      x.values = dense_val.data();
+    }
+    return x;
+  }
+};
+
+std::vector<std::uint8_t> random_mask(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint8_t> m(static_cast<std::size_t>(n));
+  for (auto& b : m) b = static_cast<std::uint8_t>(rng() % 3 == 0 ? 0 : (rng() % 5) + 1);
+  return m;
+}
+
+// Output arrays: dense, or sparse with room for `size` entries.
+template <class V, class I>
+struct TestOutput {
+  std::vector<V> dense, values;
+  std::vector<I> indices;
+  Output<V, I> out;
+  TestOutput(std::int64_t n, OutputFormat f, bool want_sorted) {
+    out.format = f;
+    out.size = n;
+    out.want_sorted = want_sorted;
+    if (f == OutputFormat::dense) {
+      dense.assign(static_cast<std::size_t>(n) + 1, V(-7));
+      out.dense = dense.data();
+    } else {
+      values.assign(static_cast<std::size_t>(n) + 1, V(-7));
+      indices.assign(static_cast<std::size_t>(n) + 1, I(-7));
+      out.values = values.data();
+      out.indices = indices.data();
+      out.capacity = n;
+    }
+  }
+};
+
+const Semiring kSemirings[] = {Semiring::plus_times, Semiring::or_and, Semiring::min_first,
+                               Semiring::min_second};
+const VectorFormat kFormats[] = {VectorFormat::sorted, VectorFormat::unsorted,
+                                 VectorFormat::bitmap};
+const double kDensities[] = {0.0, 0.003, 0.05, 0.5, 1.0};
+
+template <class T>
+class Spmspv : public ::testing::Test {};
+using SpmspvTypes = ::testing::Types<Types<double, std::int32_t, std::int32_t>,
+                                     Types<float, std::int64_t, std::int64_t>,
+                                     Types<double, std::int64_t, std::int32_t>>;
+TYPED_TEST_SUITE(Spmspv, SpmspvTypes);
+
+// Runs every kernel on every combination for matrix A; returns the number of products checked.
+template <class V, class I, class O>
+std::int64_t sweep(const std::string& name, const CsrMatrix<V, I, O>& Am,
+                   const std::vector<double>& densities) {
+  const auto A = Am.view();
+  ColumnView<V, I, O> cv;
+  cv.build(A);
+  const auto At = cv.transposed_view();
+  Workspace<V, I> ws;
+  std::int64_t checked = 0, rotate = 0;
+  for (Op op : {Op::N, Op::T}) {
+    const std::int64_t n_in = op == Op::N ? A.cols : A.rows;
+    const std::int64_t n_out = op == Op::N ? A.rows : A.cols;
+    const auto mask = random_mask(n_out, 99);
+    for (double density : densities) {
+      TestVector<V, I> tv(n_in, density, 1000 + checked);
+      for (VectorFormat f : kFormats)
+        for (int m = 0; m < 3; ++m)
+          for (Semiring s : kSemirings) {
+            Problem<V, I, O> p;
+            p.op = op;
+            p.semiring = s;
+            p.A = A;
+            p.At = &At;
+            p.x = tv.view(f);
+            if (m > 0) {
+              p.mask.values = mask.data();
+              p.mask.size = n_out;
+              p.mask.complement = m == 2;
+            }
+            for (Algorithm alg : {Algorithm::matrix_driven, Algorithm::vector_driven}) {
+              const int form = static_cast<int>(rotate++ % 3);
+              TestOutput<V, I> y(n_out, form == 0 ? OutputFormat::dense : OutputFormat::sparse,
+                                 form == 1);
+              multiply(alg, p, y.out, ws);
+              const std::string diff = compare_with_reference(p, y.out);
+              EXPECT_TRUE(diff.empty())
+                  << name << " op " << op_name(op) << " density " << density << " x "
+                  << format_name(f) << " mask " << m << " " << semiring_name(s) << " "
+                  << algorithm_name(alg) << " output form " << form << ":\n"
+                  << diff;
+              if (y.out.format == OutputFormat::dense)
+                EXPECT_EQ(y.dense.back(), V(-7)) << "wrote past y";
+              else
+                EXPECT_EQ(y.values.back(), V(-7)) << "wrote past y";
+              ++checked;
+            }
+          }
+    }
+  }
+  return checked;
+}
+
+TYPED_TEST(Spmspv, EveryFamilyMatchesReference) {
+  using V = typename TypeParam::V;
+  using I = typename TypeParam::I;
+  using O = typename TypeParam::O;
+  std::vector<double> densities(std::begin(kDensities), std::end(kDensities));
+  std::int64_t checked = 0;
+  for (const auto& [name, m] : families())
+    checked += sweep(name, m.template convert<V, I, O>(), densities);
+  EXPECT_GT(checked, 10000);
+}
+
+// Large enough for the parallel (bucketed) vector-driven path and multi-thread compaction.
+TYPED_TEST(Spmspv, LargeMatrixParallelPaths) {
+  using V = typename TypeParam::V;
+  using I = typename TypeParam::I;
+  using O = typename TypeParam::O;
+  const auto m = gen::rmat(12, 16, 21).convert<V, I, O>();
+  EXPECT_GT(sweep("rmat12", m, {0.002, 0.5}), 0);
+  const auto b = gen::banded_normal(20000, 8, 100.0, 22).convert<V, I, O>();
+  EXPECT_GT(sweep("banded20000", b, {0.3}), 0);
+}
+
+// The SpMSpV reference itself against the dense SpMV reference (plus_times, no mask).
+TYPED_TEST(Spmspv, ReferenceAgreesWithDenseSpmv) {
+  using V = typename TypeParam::V;
+  using I = typename TypeParam::I;
+  using O = typename TypeParam::O;
+  for (const auto& [name, m64] : families()) {
+    const auto m = m64.template convert<V, I, O>();
+    const auto A = m.view();
+    for (Op op : {Op::N, Op::T}) {
+      const std::int64_t n_in = op == Op::N ? A.cols : A.rows;
+      const std::int64_t n_out = op == Op::N ? A.rows : A.cols;
+      TestVector<V, I> tv(n_in, 0.3, 5);
+      Problem<V, I, O> p;
+      p.op = op;
+      p.A = A;
+      p.x = tv.view(VectorFormat::unsorted);
+      TestOutput<V, I> y(n_out, OutputFormat::dense, true);
+      Workspace<V, I> ws;
+      multiply(Algorithm::reference, p, y.out, ws);
+      std::vector<V> ref(static_cast<std::size_t>(n_out) + 1);
+      reference::spmv(op, V(1), A, tv.dense_val.data(), V(0), static_cast<const V*>(nullptr),
+                      ref.data());
+      std::vector<double> bound(static_cast<std::size_t>(n_out) + 1);
+      reference::spmv_abs_bound(op, V(1), A, tv.dense_val.data(), V(0),
+                                static_cast<const V*>(nullptr), bound.data());
+      for (std::int64_t i = 0; i < n_out; ++i)
+        ASSERT_LE(std::abs(double(y.dense[i]) - double(ref[i])),
+                  1e3 * std::numeric_limits<V>::epsilon() * bound[i])
+            << name << " op " << op_name(op) << " i " << i;
+    }
+  }
+}
+
+// A hand-checked product over every semiring: A = [[1 2 0], [0 0 3], [4 0 5]], x = {0: 2, 2: -1}.
+TEST(SpmspvSmall, HandComputed) {
+  CsrMatrix<double, std::int32_t, std::int32_t> m;
+  m.rows = m.cols = 3;
+  m.row_ptr = {0, 2, 3, 5};
+  m.col_idx = {0, 1, 2, 0, 2};
+  m.values = {1, 2, 3, 4, 5};
+  const auto A = m.view();
+  ColumnView<double, std::int32_t, std::int32_t> cv;
+  cv.build(A);
+  const auto At = cv.transposed_view();
+  std::vector<std::int32_t> xi = {2, 0};
+  std::vector<double> xv = {-1, 2};
+  const double inf = std::numeric_limits<double>::infinity();
+  struct Case {
+    Semiring s;
+    Op op;
+    std::vector<double> want;
+  };
+  // N: y0 = 1*2 (row 0 meets x0), y1 = 3*-1, y2 = 4*2 + 5*-1. T: y = A^T x: y0 = 1*2 + 4*-1,
+  // y1 = 2*2, y2 = 5*-1.
+  const std::vector<Case> cases = {
+      {Semiring::plus_times, Op::N, {2, -3, 3}},  {Semiring::plus_times, Op::T, {-2, 4, -5}},
+      {Semiring::or_and, Op::N, {1, 1, 1}},       {Semiring::min_first, Op::N, {1, 3, 4}},
+      {Semiring::min_second, Op::N, {2, -1, -1}}, {Semiring::min_first, Op::T, {1, 2, 5}},
+      {Semiring::min_second, Op::T, {-1, 2, -1}},
+  };
+  for (const auto& c : cases)
+    for (Algorithm alg :
+         {Algorithm::reference, Algorithm::matrix_driven, Algorithm::vector_driven}) {
+      Problem<double, std::int32_t, std::int32_t> p;
+      p.op = c.op;
+      p.semiring = c.s;
+      p.A = A;
+      p.At = &At;
+      p.x.size = 3;
+      p.x.nnz = 2;
+      p.x.format = VectorFormat::unsorted;
+      p.x.indices = xi.data();
+      p.x.values = xv.data();
+      std::vector<double> y(3, 99);
+      Output<double, std::int32_t> out;
+      out.format = OutputFormat::dense;
+      out.size = 3;
+      out.dense = y.data();
+      Workspace<double, std::int32_t> ws;
+      multiply(alg, p, out, ws);
+      EXPECT_EQ(y, c.want) << semiring_name(c.s) << " " << op_name(c.op) << " "
+                           << algorithm_name(alg);
+      // Mask {1, 0, 1} complemented: only y1 may be written; others get the identity.
+      std::vector<std::uint8_t> mask = {1, 0, 1};
+      p.mask.values = mask.data();
+      p.mask.size = 3;
+      p.mask.complement = true;
+      multiply(alg, p, out, ws);
+      const double id = (c.s == Semiring::min_first || c.s == Semiring::min_second) ? inf : 0.0;
+      EXPECT_EQ(y, (std::vector<double>{id, c.want[1], id})) << semiring_name(c.s);
+    }
+}
+
+// Every bad input: the expected status, y untouched, and the next good call still right.
+TYPED_TEST(Spmspv, BadInputsChangeNothing) {
+  using V = typename TypeParam::V;
+  using I = typename TypeParam::I;
+  using O = typename TypeParam::O;
+  const auto m = gen::random_rect(40, 50, 4, 31).convert<V, I, O>();
+  const auto A = m.view();
+  ColumnView<V, I, O> cv;
+  cv.build(A);
+  const auto At = cv.transposed_view();
+  TestVector<V, I> tv(50, 0.3, 32);
+  std::vector<std::uint8_t> mask(40, 1);
+  auto good = [&](VectorFormat f) {
+    Problem<V, I, O> p;
+    p.A = A;
+    p.At = &At;
+    p.x = tv.view(f);
+    return p;
+  };
+  struct Bad {
+    std::string what;
+    status expected;
+    std::function<void(Problem<V, I, O>&, Output<V, I>&)> change;
+    std::vector<I> idx;  // replacement indices, if any
+    VectorFormat format = VectorFormat::sorted;
+  };
+  auto with_idx = [&](std::vector<I> idx) { return idx; };
+  std::vector<I> sorted = tv.sorted_idx;
+  std::vector<Bad> bads;
+  {
+    auto out_of_range = sorted;
+    out_of_range.back() = I(50);
+    bads.push_back({"index == size", status::invalid_argument, nullptr, out_of_range});
+    auto negative = tv.unsorted_idx;
+    negative[3] = I(-1);
+    bads.push_back(
+        {"negative index", status::invalid_argument, nullptr, negative, VectorFormat::unsorted});
+    auto dup = sorted;
+    dup[4] = dup[3];
+    bads.push_back({"duplicate (sorted)", status::invalid_argument, nullptr, dup});
+    auto unordered = sorted;
+    std::swap(unordered[2], unordered[5]);
+    bads.push_back({"unsorted in sorted", status::invalid_argument, nullptr, unordered});
+    auto udup = tv.unsorted_idx;
+    udup[7] = udup[1];
+    bads.push_back(
+        {"duplicate (unsorted)", status::invalid_argument, nullptr, udup, VectorFormat::unsorted});
+  }
+  bads.push_back(
+      {"x size", status::size_mismatch, [](auto& p, auto&) { p.x.size = 49; }, with_idx({})});
+  bads.push_back({"y size", status::size_mismatch, [](auto&, auto& y) { y.size = 41; }, {}});
+  bads.push_back({"mask size",
+                  status::size_mismatch,
+                  [&](auto& p, auto&) {
+                    p.mask.values = mask.data();
+                    p.mask.size = 39;
+                  },
+                  {}});
+  bads.push_back({"complement without mask",
+                  status::invalid_argument,
+                  [](auto& p, auto&) { p.mask.complement = true; },
+                  {}});
+  bads.push_back(
+      {"nnz > size", status::invalid_argument, [](auto& p, auto&) { p.x.nnz = 51; }, {}});
+  bads.push_back({"null indices",
+                  status::invalid_argument,
+                  [](auto& p, auto&) { p.x.indices = nullptr; },
+                  {}});
+  bads.push_back({"bad semiring",
+                  status::invalid_argument,
+                  [](auto& p, auto&) { p.semiring = static_cast<Semiring>(9); },
+                  {}});
+  bads.push_back({"transposed view of another shape",
+                  status::size_mismatch,
+                  [&](auto& p, auto&) { p.At = &A; },
+                  {}});
+  bads.push_back({"capacity too small / null dense y",
+                  status::invalid_argument,
+                  [](auto&, auto& y) {
+                    if (y.format == OutputFormat::sparse)
+                      y.capacity = 1;
+                    else
+                      y.dense = nullptr;
+                  },
+                  {}});
+  std::vector<std::uint32_t> tail_bits = tv.bits;
+  tail_bits.back() |= 1u << 31;  // 50 % 32 = 18: bit 31 of the last word is past the end
+  bads.push_back({"bitmap bit past the end",
+                  status::invalid_argument,
+                  [&](auto& p, auto&) {
+                    p.x = tv.view(VectorFormat::bitmap);
+                    p.x.bits = tail_bits.data();
+                  },
+                  {}});
+  bads.push_back({"bitmap popcount != nnz",
+                  status::invalid_argument,
+                  [&](auto& p, auto&) {
+                    p.x = tv.view(VectorFormat::bitmap);
+                    p.x.nnz -= 1;
+                  },
+                  {}});
+  for (Algorithm alg : {Algorithm::reference, Algorithm::matrix_driven, Algorithm::vector_driven})
+    for (OutputFormat of : {OutputFormat::dense, OutputFormat::sparse})
+      for (const auto& b : bads) {
+        Workspace<V, I> ws;
+        auto p = good(b.format);
+        std::vector<I> idx = b.idx;
+        if (!idx.empty()) p.x.indices = idx.data();
+        TestOutput<V, I> y(40, of, true);
+        if (b.change) b.change(p, y.out);
+        const auto before_d = y.dense;
+        const auto before_v = y.values;
+        const auto before_i = y.indices;
+        EXPECT_EQ(status_of([&] { multiply(alg, p, y.out, ws); }), b.expected)
+            << b.what << " " << algorithm_name(alg);
+        EXPECT_TRUE(y.dense == before_d && y.values == before_v && y.indices == before_i)
+            << b.what << ": y changed";
+        // The same workspace still gives right answers (its flags were restored).
+        auto q = good(VectorFormat::unsorted);
+        TestOutput<V, I> y2(40, of, true);
+        multiply(alg, q, y2.out, ws);
+        EXPECT_EQ(compare_with_reference(q, y2.out), "") << "after " << b.what;
+      }
+  // Aliasing: y's values over x's values.
+  {
+    auto p = good(VectorFormat::sorted);
+    std::vector<V> shared(100, V(1));
+    std::copy(tv.sorted_val.begin(), tv.sorted_val.end(), shared.begin());
+    p.x.values = shared.data();
+    Output<V, I> y;
+    y.format = OutputFormat::dense;
+    y.size = 40;
+    y.dense = shared.data() + 5;
+    Workspace<V, I> ws;
+    const auto before = shared;
+    EXPECT_EQ(status_of([&] { multiply(Algorithm::vector_driven, p, y, ws); }), status::aliasing);
+    EXPECT_EQ(shared, before);
+  }
+  // Kernels that need the column view refuse to run without it.
+  {
+    auto p = good(VectorFormat::sorted);
+    p.At = nullptr;
+    TestOutput<V, I> y(40, OutputFormat::dense, true);
+    Workspace<V, I> ws;
+    EXPECT_EQ(status_of([&] { multiply(Algorithm::vector_driven, p, y.out, ws); }),
+              status::invalid_argument);
+  }
+}
+
+// The comparison the tests rely on must see a changed value, a missing entry and a false
+// sorted flag.
+TEST(SpmspvSmall, CompareDetectsDifferences) {
+  const auto m = gen::poisson2d(8, 8);
+  TestVector<double, std::int64_t> tv(64, 0.2, 3);
+  Problem<double, std::int64_t, std::int64_t> p;
+  p.A = m.view();
+  p.x = tv.view(VectorFormat::sorted);
+  TestOutput<double, std::int64_t> y(64, OutputFormat::sparse, true);
+  Workspace<double, std::int64_t> ws;
+  multiply(Algorithm::matrix_driven, p, y.out, ws);
+  ASSERT_EQ(compare_with_reference(p, y.out), "");
+  ASSERT_GT(y.out.nnz, 2);
+  y.values[1] += 1e-6;
+  EXPECT_NE(compare_with_reference(p, y.out), "");
+  y.values[1] -= 1e-6;
+  y.out.nnz -= 1;
+  EXPECT_NE(compare_with_reference(p, y.out), "");
+  y.out.nnz += 1;
+  std::swap(y.indices[0], y.indices[1]);
+  std::swap(y.values[0], y.values[1]);
+  EXPECT_NE(compare_with_reference(p, y.out), "");
+  y.out.want_sorted = false;
+  y.out.sorted = false;
+  EXPECT_EQ(compare_with_reference(p, y.out), "");
+  TestOutput<double, std::int64_t> d(64, OutputFormat::dense, true);
+  multiply(Algorithm::matrix_driven, p, d.out, ws);
+  ASSERT_EQ(compare_with_reference(p, d.out), "");
+  d.dense[5] = d.dense[5] == 0 ? 1 : 0;
+  EXPECT_NE(compare_with_reference(p, d.out), "");
+}
+
+TEST(SpmspvSmall, ColumnViewRefreshAndMemory) {
+  auto m = gen::banded_normal(500, 7, 20.0, 41);
+  ColumnView<double, std::int64_t, std::int64_t> cv;
+  cv.build(m.view());
+  EXPECT_EQ(cv.bytes(), (501 + m.nnz()) * 8 + m.nnz() * 16);
+  for (auto& v : m.values) v *= 3;
+  cv.refresh_values(m.view());
+  ColumnView<double, std::int64_t, std::int64_t> fresh;
+  fresh.build(m.view());
+  EXPECT_EQ(cv.values, fresh.values);
+  EXPECT_EQ(cv.row_idx, fresh.row_idx);
+}
+
+TEST(SpmspvSmall, SelectionRule) {
+  VectorFeatures f;
+  f.matrix_nnz = 1000000;
+  f.touched_nnz = 1000;
+  EXPECT_EQ(select_algorithm(f), Algorithm::vector_driven);
+  f.touched_nnz = 400000;
+  EXPECT_EQ(select_algorithm(f), Algorithm::matrix_driven);
+  f.allowed_fraction = 0.001;
+  f.touched_nnz = 1000;
+  EXPECT_EQ(select_algorithm(f), Algorithm::matrix_driven);
+  f.touched_nnz = -1;
+  f.allowed_fraction = 1;
+  EXPECT_EQ(select_algorithm(f), Algorithm::matrix_driven);
+}
+
+// Plain queue BFS levels (the test's own reference).
+std::vector<std::int64_t> queue_levels(const gen::Csr64& m, std::int64_t root) {
+  std::vector<std::int64_t> level(static_cast<std::size_t>(m.rows), -1);
+  std::queue<std::int64_t> q;
+  level[root] = 0;
+  q.push(root);
+  while (!q.empty()) {
+    const auto u = q.front();
+    q.pop();
+    for (auto k = m.row_ptr[u]; k < m.row_ptr[u + 1]; ++k)
+      if (level[m.col_idx[k]] < 0) {
+        level[m.col_idx[k]] = level[u] + 1;
+        q.push(m.col_idx[k]);
+      }
+  }
+  return level;
+}
+
+// A + A^T pattern (undirected graph), values 1.
+gen::Csr64 symmetrize(const gen::Csr64& m) {
+  std::vector<std::vector<std::int64_t>> adj(static_cast<std::size_t>(m.rows));
+  for (std::int64_t r = 0; r < m.rows; ++r)
+    for (auto k = m.row_ptr[r]; k < m.row_ptr[r + 1]; ++k) {
+      adj[r].push_back(m.col_idx[k]);
+      adj[m.col_idx[k]].push_back(r);
+    }
+  gen::Csr64 s;
+  s.rows = s.cols = m.rows;
+  for (auto& a : adj) {
+    std::sort(a.begin(), a.end());
+    a.erase(std::unique(a.begin(), a.end()), a.end());
+    for (auto c : a) {
+      s.col_idx.push_back(c);
+      s.values.push_back(1.0);
+    }
+    s.row_ptr.push_back(static_cast<std::int64_t>(s.col_idx.size()));
+  }
+  return s;
+}
+
+TEST(SpmspvGraph, BfsParentsAndLevels) {
+  const std::vector<std::pair<std::string, gen::Csr64>> graphs = {
+      {"rmat directed", gen::rmat(11, 16, 51)},
+      {"rmat undirected", symmetrize(gen::rmat(12, 16, 52))},
+      {"poisson2d", gen::poisson2d(40, 30)},
+      {"circuit", gen::circuit(3000, 53, 0.3, 2, 500)},
+      {"banded", gen::banded_normal(5000, 4, 50.0, 54)},
+  };
+  int runs = 0;
+  for (const auto& [name, g] : graphs) {
+    const auto A = g.view();
+    for (std::int64_t root : {std::int64_t(0), g.rows / 3, g.rows - 1}) {
+      const auto want = queue_levels(g, root);
+      for (BfsDirection d : {BfsDirection::automatic, BfsDirection::push, BfsDirection::pull}) {
+        BfsOptions o;
+        o.direction = d;
+        const auto r = bfs(A, root, o);
+        EXPECT_EQ(check_bfs_parents(A, root, r.parent), "") << name << " root " << root;
+        EXPECT_EQ(r.level, want) << name << " root " << root << " direction " << int(d);
+        EXPECT_EQ(r.reached,
+                  std::count_if(want.begin(), want.end(), [](auto l) { return l >= 0; }));
+        ++runs;
+      }
+    }
+  }
+  // Symmetric option: pull on A itself.
+  const auto s = symmetrize(gen::rmat(10, 8, 55));
+  BfsOptions o;
+  o.direction = BfsDirection::pull;
+  o.symmetric = true;
+  const auto r = bfs(s.view(), 3, o);
+  EXPECT_EQ(check_bfs_parents(s.view(), 3, r.parent), "");
+  EXPECT_EQ(r.level, queue_levels(s, 3));
+  EXPECT_GT(runs, 40);
+}
+
+// The validator itself must reject broken parent arrays.
+TEST(SpmspvGraph, ParentCheckRejectsBrokenTrees) {
+  const auto g = gen::poisson2d(6, 6);
+  const auto A = g.view();
+  const auto good = bfs(A, 0).parent;
+  ASSERT_EQ(check_bfs_parents(A, 0, good), "");
+  auto bad = good;
+  bad[0] = 1;  // root not its own parent
+  EXPECT_NE(check_bfs_parents(A, 0, bad), "");
+  bad = good;
+  bad[35] = 0;  // no edge 0 -> 35
+  EXPECT_NE(check_bfs_parents(A, 0, bad), "");
+  bad = good;
+  bad[35] = -1;  // reached vertex left out
+  EXPECT_NE(check_bfs_parents(A, 0, bad), "");
+  bad = good;
+  bad[1] = 2;
+  bad[2] = 1;  // cycle
+  EXPECT_NE(check_bfs_parents(A, 0, bad), "");
+  bad = good;
+  bad[7] = 6;  // an edge, but skips a level (6 is at level 1, 7 at level 2 -> fine) or not
+  const auto lv = queue_levels(g, 0);
+  if (lv[6] + 1 != lv[7]) EXPECT_NE(check_bfs_parents(A, 0, bad), "");
+  bad = good;
+  bad[14] = 13;  // 13 -> 14 is an edge; 13 is at level 3, 14 at level 4: valid alternative parent
+  EXPECT_EQ(check_bfs_parents(A, 0, bad), "");
+  EXPECT_EQ(status_of([&] { bfs(A, 36); }), status::invalid_argument);
+  EXPECT_EQ(status_of([&] { bfs(gen::random_rect(5, 6, 2, 1).view(), 0); }), status::size_mismatch);
+}
+
+// Straightforward PageRank (push form, sequential) as the reference.
+std::vector<double> simple_pagerank(const gen::Csr64& g, double d, int iters,
+                                    const std::vector<double>& pers) {
+  const std::int64_t n = g.rows;
+  std::vector<double> p(static_cast<std::size_t>(n), 1.0 / double(n));
+  if (!pers.empty()) {
+    const double s = std::accumulate(pers.begin(), pers.end(), 0.0);
+    for (std::int64_t i = 0; i < n; ++i) p[i] = pers[i] / s;
+  }
+  std::vector<double> r = p;
+  for (int it = 0; it < iters; ++it) {
+    std::vector<double> nx(static_cast<std::size_t>(n), 0.0);
+    double dangling = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto deg = g.row_ptr[i + 1] - g.row_ptr[i];
+      if (deg == 0) dangling += r[i];
+      for (auto k = g.row_ptr[i]; k < g.row_ptr[i + 1]; ++k) nx[g.col_idx[k]] += r[i] / double(deg);
+    }
+    for (std::int64_t i = 0; i < n; ++i) nx[i] = d * (nx[i] + dangling * p[i]) + (1 - d) * p[i];
+    r = nx;
+  }
+  return r;
+}
+
+TEST(SpmspvGraph, PageRankMatchesSimpleReference) {
+  for (const auto& g : {gen::rmat(10, 8, 61), gen::circuit(2000, 62, 0.3, 2, 300)}) {
+    std::vector<double> pers;
+    for (int variant = 0; variant < 2; ++variant) {
+      PageRankOptions o;
+      o.tolerance = 0;
+      o.max_iterations = 60;
+      if (variant == 1) {
+        pers.assign(static_cast<std::size_t>(g.rows), 0.0);
+        pers[0] = 2;
+        pers[5] = 1;
+        o.personalization = pers;
+      }
+      const auto r = pagerank(g.view(), o);
+      const auto want = simple_pagerank(g, 0.85, 60, variant == 1 ? pers : std::vector<double>{});
+      ASSERT_EQ(r.rank.size(), want.size());
+      double sum = 0;
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        EXPECT_NEAR(r.rank[i], want[i], 1e-12) << i;
+        sum += r.rank[i];
+      }
+      EXPECT_NEAR(sum, 1.0, 1e-10);
+      EXPECT_EQ(r.iterations, 60);
+    }
+  }
+  // Converges below the tolerance and stops early.
+  PageRankOptions o;
+  o.tolerance = 1e-8;
+  const auto r = pagerank(gen::rmat(9, 8, 63).view(), o);
+  EXPECT_LT(r.change, 1e-8);
+  EXPECT_LT(r.iterations, o.max_iterations);
+  o.damping = 1.0;
+  EXPECT_EQ(status_of([&] { pagerank(gen::rmat(5, 4, 1).view(), o); }), status::invalid_argument);
+}
+
+}  // namespace
+}  // namespace hola::test
