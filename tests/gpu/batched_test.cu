@@ -1,0 +1,283 @@
+// Batched SpMV kernels on the device (kernels/cuda/batched) against the CPU reference: every
+// kernel, forced plans (one warp, two warps and a whole block per matrix; x staged or not) and
+// the auto plan, on randomized batches (empty matrices, 1 x 1, rows longer than a warp, mixed
+// sizes 1..1024, one shared pattern), float / double, int32 / int64, alpha / beta cases,
+// NaN-poisoned y, a non-blocking stream, and BatchedOperator on device memory.
+// Written without access to a GPU: NOT YET RUN (docs/batched.md).
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpu_harness.hpp"
+#include "hola/batched.hpp"
+#include "hola/batched_generate.hpp"
+#include "hola/batched_gpu.hpp"
+#include "hola/batched_operator.hpp"
+
+namespace hola::test {
+namespace {
+
+using batched::BatchData;
+using batched::BatchView;
+using batched::Format;
+using batched::Kernel;
+using batched::Plan;
+using batched::SmallMatrix;
+
+template <class V_, class I_>
+struct BTypes {
+  using V = V_;
+  using I = I_;
+};
+using BatchTypes = ::testing::Types<BTypes<float, std::int32_t>, BTypes<float, std::int64_t>,
+                                    BTypes<double, std::int32_t>, BTypes<double, std::int64_t>>;
+
+template <class T>
+class BatchedGpuTest : public ::testing::Test {};
+TYPED_TEST_SUITE(BatchedGpuTest, BatchTypes);
+
+#define HOLA_BTYPES                \
+  using V = typename TypeParam::V; \
+  using I = typename TypeParam::I
+
+template <class T>
+using DArray = DeviceMemory::Array<T>;
+
+// A batch copied to the device; the view's pointers are null where the host's are.
+template <class V, class I>
+struct DeviceBatch {
+  DArray<I> row_off, col_off, nnz_off, row_ptr, row_idx, col_idx;
+  DArray<V> values;
+  BatchView<V, I> view;
+  explicit DeviceBatch(const BatchData<V, I>& d)
+      : row_off(d.row_off.size()),
+        col_off(d.col_off.size()),
+        nnz_off(d.nnz_off.size()),
+        row_ptr(d.row_ptr.size()),
+        row_idx(d.row_idx.size()),
+        col_idx(d.col_idx.size()),
+        values(d.values.size()) {
+    row_off.upload(d.row_off);
+    col_off.upload(d.col_off);
+    nnz_off.upload(d.nnz_off);
+    row_ptr.upload(d.row_ptr);
+    row_idx.upload(d.row_idx);
+    col_idx.upload(d.col_idx);
+    values.upload(d.values);
+    view = d.view();
+    view.memory = Memory::device;
+    auto dev = [](const auto& host, auto& a) { return host.empty() ? nullptr : a.get(); };
+    view.row_off = dev(d.row_off, row_off);
+    view.col_off = dev(d.col_off, col_off);
+    view.nnz_off = dev(d.nnz_off, nnz_off);
+    view.row_ptr = dev(d.row_ptr, row_ptr);
+    view.row_idx = dev(d.row_idx, row_idx);
+    view.col_idx = dev(d.col_idx, col_idx);
+    view.values = dev(d.values, values);
+  }
+};
+
+template <class V>
+std::vector<V> random_vec(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<V> v(static_cast<std::size_t>(n));
+  for (auto& e : v) e = static_cast<V>(u(rng));
+  return v;
+}
+
+template <class V>
+std::vector<V> absolute(std::vector<V> v) {
+  for (auto& e : v) e = std::fabs(e);
+  return v;
+}
+
+// Reference result and the error bound sum |alpha a x| + |beta y| (reference on |A|, |x|, |y|).
+template <class V, class I>
+void expected(const BatchData<V, I>& d, V alpha, const std::vector<V>& x, V beta,
+              const std::vector<V>& y0, std::vector<V>& want, std::vector<V>& bound) {
+  want = y0;
+  batched::reference_apply(d.view(), alpha, x.data(), beta, want.data());
+  BatchData<V, I> a = d;
+  a.values = absolute(a.values);
+  const std::vector<V> ax = absolute(x);
+  bound = beta == V(0) ? std::vector<V>(y0.size(), V(0)) : absolute(y0);
+  batched::reference_apply(a.view(), std::fabs(alpha), ax.data(), std::fabs(beta), bound.data());
+}
+
+template <class V>
+void expect_near_ref(const std::vector<V>& got, const std::vector<V>& want,
+                     const std::vector<V>& bound, std::int64_t max_row, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size());
+  const double eps = std::numeric_limits<V>::epsilon();
+  std::int64_t bad = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double err = std::fabs(static_cast<double>(got[i]) - static_cast<double>(want[i]));
+    const double tol = 2.0 * eps * static_cast<double>(max_row + 2) * bound[i] +
+                       std::numeric_limits<V>::denorm_min();
+    if (!(err <= tol) && bad++ < 5)
+      ADD_FAILURE() << what << ": y[" << i << "] = " << got[i] << ", reference " << want[i];
+  }
+  EXPECT_EQ(bad, 0) << what;
+}
+
+struct AB {
+  double alpha, beta;
+};
+constexpr AB kAB[] = {{1.0, 0.0}, {2.5, -0.5}, {-1.0, 1.0}, {0.0, 0.0}};
+
+// The plans every kernel of `format` is run with: auto, then forced group sizes and staging.
+std::vector<Plan> plans_for(const batched::Features& f, Format format, std::size_t vbytes) {
+  std::vector<Plan> out{batched::choose_plan(f, format, vbytes)};
+  std::vector<Kernel> kernels;
+  if (format == Format::csr || format == Format::csr_shared)
+    kernels = {Kernel::csr_scalar, Kernel::csr_vector};
+  else
+    kernels = {format == Format::coo ? Kernel::coo : Kernel::ell};
+  for (Kernel k : kernels)
+    for (int group : {32, 64, 256})
+      for (bool stage : {false, true}) {
+        Plan p;
+        p.kernel = k;
+        p.block_threads = 256;
+        p.group_threads = group;
+        const std::size_t bytes =
+            static_cast<std::size_t>(p.matrices_per_block()) * f.max_cols * vbytes;
+        p.stage_x = stage && f.max_cols > 0 && bytes <= batched::kStageBytesLimit;
+        p.stage_cols = p.stage_x ? f.max_cols : 0;
+        if (stage && !p.stage_x) {
+          // Too large for every matrix: stage what fits, larger matrices read x from global.
+          p.stage_x = true;
+          p.stage_cols = static_cast<std::int64_t>(batched::kStageBytesLimit /
+                                                   (vbytes * p.matrices_per_block()));
+        }
+        out.push_back(p);
+      }
+  return out;
+}
+
+std::string describe(const Plan& p) {
+  return std::string(batched::kernel_name(p.kernel)) + " group " + std::to_string(p.group_threads) +
+         (p.stage_x ? " staged" : "");
+}
+
+template <class V, class I>
+void check_on_device(const std::vector<SmallMatrix<V>>& ms, Format format, std::uint64_t seed) {
+  const BatchData<V, I> d = batched::make_batch<V, I>(ms, format);
+  const batched::Features f = batched::validate(d.view());
+  DeviceBatch<V, I> db(d);
+  const std::vector<V> x = random_vec<V>(d.total_cols, seed);
+  const std::vector<V> y_start = random_vec<V>(d.total_rows, seed + 1);
+  DArray<V> dx(x.size()), dy(y_start.size());
+  dx.upload(x);
+  TestStream stream(TestStream::non_blocking);
+  for (const Plan& plan : plans_for(f, format, sizeof(V))) {
+    for (const AB s : kAB) {
+      const V alpha = static_cast<V>(s.alpha), beta = static_cast<V>(s.beta);
+      std::vector<V> y0 = y_start;
+      if (beta == V(0)) std::fill(y0.begin(), y0.end(), std::numeric_limits<V>::quiet_NaN());
+      std::vector<V> want, bound;
+      expected(d, alpha, x, beta, y0, want, bound);
+      dy.upload(y0);
+      batched::gpu::apply(db.view, plan, alpha, dx.get(), beta, dy.get(), stream.get());
+      HOLA_TEST_CUDA(cudaStreamSynchronize(stream.get()));
+      DeviceMemory::sync();
+      expect_near_ref(dy.download(), want, bound, f.max_row_nnz,
+                      std::string(batched::format_name(format)) + " " + describe(plan) + " alpha " +
+                          std::to_string(s.alpha) + " beta " + std::to_string(s.beta));
+    }
+  }
+}
+
+constexpr Format kFormats[] = {Format::csr, Format::coo, Format::ell};
+
+TYPED_TEST(BatchedGpuTest, SmallMixedBatches) {
+  HOLA_BTYPES;
+  const auto ms = batched::random_matrices<V>(500, 1, 40, 5);
+  for (Format f : kFormats) check_on_device<V, I>(ms, f, 5);
+}
+
+TYPED_TEST(BatchedGpuTest, MixedSizesUpTo1024) {
+  HOLA_BTYPES;
+  const auto ms = batched::random_matrices<V>(60, 1, 1024, 6);
+  for (Format f : kFormats) check_on_device<V, I>(ms, f, 6);
+}
+
+TYPED_TEST(BatchedGpuTest, SharedPattern) {
+  HOLA_BTYPES;
+  for (std::int64_t n : {1, 7, 33, 300}) {
+    const auto ms = batched::random_shared<V>(200, n, n, 50 + n);
+    check_on_device<V, I>(ms, Format::csr_shared, 7);
+  }
+}
+
+TYPED_TEST(BatchedGpuTest, EmptyTinyAndLongRows) {
+  HOLA_BTYPES;
+  std::mt19937_64 rng(8);
+  std::vector<SmallMatrix<V>> ms{batched::random_matrix<V>(0, 0, 1, 0.0, rng),
+                                 batched::random_matrix<V>(1, 1, 1, 1.0, rng),
+                                 batched::random_matrix<V>(4, 0, 1, 0.0, rng),
+                                 batched::random_matrix<V>(0, 9, 1, 0.0, rng),
+                                 batched::random_matrix<V>(6, 500, 500, 1.0, rng),
+                                 batched::random_matrix<V>(33, 70, 70, 1.0, rng)};
+  for (Format f : kFormats) check_on_device<V, I>(ms, f, 8);
+  for (Format f : kFormats) check_on_device<V, I>({}, f, 9);
+}
+
+TYPED_TEST(BatchedGpuTest, OperatorOnDeviceMemory) {
+  HOLA_BTYPES;
+  const auto ms = batched::random_matrices<V>(300, 1, 100, 10);
+  for (Format f : kFormats) {
+    const auto d = batched::make_batch<V, I>(ms, f);
+    DeviceBatch<V, I> db(d);
+    BatchedOperator<V, I> op(db.view);
+    EXPECT_EQ(op.backend(), BatchedBackend::gpu);
+    EXPECT_TRUE(batched::kernel_supports(op.plan().kernel, f));
+    const std::vector<V> x = random_vec<V>(d.total_cols, 1);
+    const std::vector<V> y0 = random_vec<V>(d.total_rows, 2);
+    DArray<V> dx(x.size()), dy(y0.size());
+    dx.upload(x);
+    dy.upload(y0);
+    op.apply(V(1.5), dx.get(), d.total_cols, V(0.5), dy.get(), d.total_rows);
+    DeviceMemory::sync();
+    std::vector<V> want, bound;
+    expected(d, V(1.5), x, V(0.5), y0, want, bound);
+    expect_near_ref(dy.download(), want, bound, op.features().max_row_nnz, op.kernel_name());
+    // A broken device batch is refused at construction.
+    auto broken = d;
+    broken.col_idx[0] = I(-7);
+    DeviceBatch<V, I> dbad(broken);
+    try {
+      BatchedOperator<V, I> bad(dbad.view);
+      ADD_FAILURE() << "broken device batch accepted";
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), status::invalid_csr);
+    }
+  }
+}
+
+TYPED_TEST(BatchedGpuTest, BadPlansRefused) {
+  HOLA_BTYPES;
+  const auto d = batched::make_batch<V, I>(batched::random_matrices<V>(20, 1, 10, 1), Format::coo);
+  DeviceBatch<V, I> db(d);
+  DArray<V> dx(static_cast<std::size_t>(d.total_cols)), dy(static_cast<std::size_t>(d.total_rows));
+  Plan p;
+  p.kernel = Kernel::csr_vector;  // not a COO kernel
+  EXPECT_THROW(batched::gpu::apply(db.view, p, V(1), dx.get(), V(0), dy.get(), nullptr), error);
+  p.kernel = Kernel::coo;
+  p.group_threads = 48;  // not a multiple of 32
+  EXPECT_THROW(batched::gpu::apply(db.view, p, V(1), dx.get(), V(0), dy.get(), nullptr), error);
+  p.group_threads = 32;
+  p.stage_x = true;
+  p.stage_cols = 1 << 20;  // far beyond shared memory
+  EXPECT_THROW(batched::gpu::apply(db.view, p, V(1), dx.get(), V(0), dy.get(), nullptr), error);
+}
+
+}  // namespace
+}  // namespace hola::test
