@@ -16,9 +16,11 @@
 #include <vector>
 
 #include "hola/generators.hpp"
+#include "hola/hola_spmspv.h"
 #include "hola/reference.hpp"
 #include "hola/spmspv.hpp"
 #include "hola/spmspv_graph.hpp"
+#include "hola/spmspv_operator.hpp"
 #include "status_of.hpp"
 #include "type_lists.hpp"
 
@@ -518,6 +520,169 @@ TEST(SpmspvSmall, SelectionRule) {
   f.touched_nnz = -1;
   f.allowed_fraction = 1;
   EXPECT_EQ(select_algorithm(f), Algorithm::matrix_driven);
+}
+
+TYPED_TEST(Spmspv, OperatorSelectsAndMatchesReference) {
+  using V = typename TypeParam::V;
+  using I = typename TypeParam::I;
+  using O = typename TypeParam::O;
+  auto m = gen::rmat(11, 8, 71).convert<V, I, O>();
+  SpmspvOperator<V, I, O> op;
+  EXPECT_FALSE(op.is_setup());
+  op.setup(m.view());
+  EXPECT_GT(op.column_view_bytes(), 0u);
+  for (Op o : {Op::N, Op::T}) {
+    for (double density : {0.0005, 0.01, 0.5, 1.0}) {
+      TestVector<V, I> tv(m.rows, density, 72);
+      TestOutput<V, I> y(m.rows, OutputFormat::sparse, true);
+      const auto x = tv.view(VectorFormat::sorted);
+      op.apply(o, Semiring::plus_times, x, y.out);
+      Problem<V, I, O> p;
+      p.op = o;
+      p.A = m.view();
+      p.x = x;
+      EXPECT_EQ(compare_with_reference(p, y.out), "") << op.last_reason();
+      // The rule: tiny x -> vector-driven, full x -> matrix-driven.
+      if (density == 0.0005) EXPECT_EQ(op.last_algorithm(), Algorithm::vector_driven);
+      if (density == 1.0) EXPECT_EQ(op.last_algorithm(), Algorithm::matrix_driven);
+      EXPECT_FALSE(op.last_reason().empty());
+    }
+  }
+  // Same structure, new values: setup refreshes the column view's values.
+  for (auto& v : m.values) v = -v;
+  op.setup(m.view());
+  TestVector<V, I> tv(m.rows, 0.3, 73);
+  const auto x = tv.view(VectorFormat::unsorted);
+  for (Op o : {Op::N, Op::T}) {
+    Problem<V, I, O> p;
+    p.op = o;
+    p.A = m.view();
+    p.x = x;
+    for (const char* k : {"matrix_driven", "vector_driven", "reference"}) {
+      SpmspvOptions opt;
+      opt.kernel = k;
+      SpmspvOperator<V, I, O> forced(opt);
+      forced.setup(m.view());
+      TestOutput<V, I> y(m.rows, OutputFormat::dense, true);
+      forced.apply(o, Semiring::min_first, x, y.out);
+      p.semiring = Semiring::min_first;
+      EXPECT_EQ(compare_with_reference(p, y.out), "") << k;
+    }
+    TestOutput<V, I> y(m.rows, OutputFormat::dense, true);
+    op.apply(o, Semiring::plus_times, x, y.out);
+    p.semiring = Semiring::plus_times;
+    EXPECT_EQ(compare_with_reference(p, y.out), "");
+  }
+  SpmspvOptions bad;
+  bad.kernel = "fastest";
+  EXPECT_EQ(status_of([&] { SpmspvOperator<V, I, O> b(bad); }), status::invalid_argument);
+  SpmspvOperator<V, I, O> fresh;
+  TestOutput<V, I> y(m.rows, OutputFormat::dense, true);
+  EXPECT_EQ(status_of([&] { fresh.apply(Op::N, Semiring::or_and, x, y.out); }),
+            status::invalid_argument);
+  // Without the column view, op N runs matrix-driven and forcing vector-driven is refused.
+  SpmspvOptions nocv;
+  nocv.column_view = false;
+  SpmspvOperator<V, I, O> lean(nocv);
+  lean.setup(m.view());
+  EXPECT_EQ(lean.column_view_bytes(), 0u);
+  TestVector<V, I> tiny(m.rows, 0.0005, 74);
+  lean.apply(Op::N, Semiring::plus_times, tiny.view(VectorFormat::sorted), y.out);
+  EXPECT_EQ(lean.last_algorithm(), Algorithm::matrix_driven);
+  nocv.kernel = "vector_driven";
+  SpmspvOperator<V, I, O> lean2(nocv);
+  lean2.setup(m.view());
+  EXPECT_EQ(status_of([&] {
+              lean2.apply(Op::N, Semiring::plus_times, tiny.view(VectorFormat::sorted), y.out);
+            }),
+            status::unsupported);
+}
+
+TEST(SpmspvCApi, ApplyAndErrors) {
+  const auto m = gen::poisson2d(10, 10).convert<double, std::int32_t, std::int64_t>();
+  hola_spmspv op = nullptr;
+  ASSERT_EQ(hola_spmspv_create(&op, HOLA_FLOAT64, HOLA_INT32, HOLA_INT64, nullptr, 1),
+            HOLA_SUCCESS);
+  ASSERT_EQ(hola_spmspv_setup(op, m.rows, m.cols, m.nnz(), m.row_ptr.data(), m.col_idx.data(),
+                              m.values.data(), 0),
+            HOLA_SUCCESS);
+  std::vector<std::int32_t> xi = {3, 50, 99};
+  std::vector<double> xv = {1.0, -2.0, 0.5};
+  hola_sparse_vector x{100, 3, HOLA_SPVEC_SORTED, xi.data(), xv.data(), nullptr};
+  std::vector<std::int32_t> yi(100, -1);
+  std::vector<double> yv(100, -1);
+  hola_spmspv_output y{};
+  y.size = 100;
+  y.indices = yi.data();
+  y.values = yv.data();
+  y.capacity = 100;
+  y.want_sorted = 1;
+  ASSERT_EQ(hola_spmspv_apply(op, HOLA_OP_N, HOLA_SEMIRING_PLUS_TIMES, &x, nullptr, &y),
+            HOLA_SUCCESS);
+  EXPECT_EQ(y.sorted, 1);
+  // Rows touching columns 3, 50, 99 of the 5-point Laplacian: 3 + 5 + 3 entries, none shared.
+  EXPECT_EQ(y.nnz, 11);
+  const char* name = nullptr;
+  ASSERT_EQ(hola_spmspv_last_kernel(op, &name), HOLA_SUCCESS);
+  EXPECT_EQ(std::string(name), "vector_driven");
+  // Compare with the C++ reference.
+  Problem<double, std::int32_t, std::int64_t> p;
+  p.A = m.view();
+  p.x.size = 100;
+  p.x.nnz = 3;
+  p.x.indices = xi.data();
+  p.x.values = xv.data();
+  Output<double, std::int32_t> out;
+  out.size = 100;
+  out.indices = yi.data();
+  out.values = yv.data();
+  out.capacity = 100;
+  out.nnz = y.nnz;
+  out.sorted = true;
+  EXPECT_EQ(compare_with_reference(p, out), "");
+  // Errors: index out of range (nothing written), bad enums, null handle.
+  const auto yi_before = yi;
+  const auto yv_before = yv;
+  xi[2] = 100;
+  EXPECT_EQ(hola_spmspv_apply(op, HOLA_OP_N, HOLA_SEMIRING_PLUS_TIMES, &x, nullptr, &y),
+            HOLA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(hola_spmspv_last_error()).find("outside"), std::string::npos);
+  EXPECT_EQ(yi, yi_before);
+  EXPECT_EQ(yv, yv_before);
+  xi[2] = 99;
+  hola_spmspv_mask mask{nullptr, 0, 1, -1};
+  EXPECT_EQ(hola_spmspv_apply(op, HOLA_OP_N, HOLA_SEMIRING_PLUS_TIMES, &x, &mask, &y),
+            HOLA_INVALID_ARGUMENT);
+  EXPECT_EQ(hola_spmspv_apply(op, HOLA_OP_N, static_cast<hola_semiring>(17), &x, nullptr, &y),
+            HOLA_INVALID_ARGUMENT);
+  x.format = static_cast<hola_spvec_format>(9);
+  EXPECT_EQ(hola_spmspv_apply(op, HOLA_OP_N, HOLA_SEMIRING_OR_AND, &x, nullptr, &y),
+            HOLA_INVALID_ARGUMENT);
+  x.format = HOLA_SPVEC_SORTED;
+  x.size = 99;
+  EXPECT_EQ(hola_spmspv_apply(op, HOLA_OP_T, HOLA_SEMIRING_OR_AND, &x, nullptr, &y),
+            HOLA_SIZE_MISMATCH);
+  EXPECT_EQ(hola_spmspv_apply(nullptr, HOLA_OP_N, HOLA_SEMIRING_OR_AND, &x, nullptr, &y),
+            HOLA_INVALID_ARGUMENT);
+  EXPECT_EQ(hola_spmspv_apply(op, HOLA_OP_N, HOLA_SEMIRING_OR_AND, nullptr, nullptr, &y),
+            HOLA_INVALID_ARGUMENT);
+  EXPECT_EQ(hola_spmspv_destroy(op), HOLA_SUCCESS);
+  hola_spmspv op2 = nullptr;
+  EXPECT_EQ(
+      hola_spmspv_create(&op2, static_cast<hola_value_type>(5), HOLA_INT32, HOLA_INT32, nullptr, 0),
+      HOLA_UNSUPPORTED);
+  EXPECT_EQ(op2, nullptr);
+  EXPECT_EQ(hola_spmspv_create(&op2, HOLA_FLOAT32, HOLA_INT32, HOLA_INT32, "nope", 0),
+            HOLA_INVALID_ARGUMENT);
+  // Invalid CSR at setup.
+  ASSERT_EQ(hola_spmspv_create(&op2, HOLA_FLOAT64, HOLA_INT32, HOLA_INT64, "auto", 0),
+            HOLA_SUCCESS);
+  auto bad_cols = m.col_idx;
+  bad_cols[5] = 1000;
+  EXPECT_EQ(hola_spmspv_setup(op2, m.rows, m.cols, m.nnz(), m.row_ptr.data(), bad_cols.data(),
+                              m.values.data(), 0),
+            HOLA_INVALID_CSR);
+  hola_spmspv_destroy(op2);
 }
 
 // Plain queue BFS levels (the test's own reference).

@@ -1,0 +1,163 @@
+// C API of the sparse-vector products (hola/hola_spmspv.h) over hola::SpmspvOperator.
+#include <memory>
+#include <new>
+#include <string>
+
+#include "hola/error.hpp"
+#include "hola/hola_spmspv.h"
+#include "hola/spmspv_operator.hpp"
+
+namespace {
+
+thread_local std::string spmspv_last_error;
+
+using hola::spmspv::Algorithm;
+
+// Type-erased operator: one instance per (value, index, offset) type.
+struct AnySpmspv {
+  virtual ~AnySpmspv() = default;
+  virtual void setup(std::int64_t rows, std::int64_t cols, std::int64_t nnz, const void* row_ptr,
+                     const void* col_idx, const void* values, std::uint64_t version) = 0;
+  virtual void apply(hola_op trans, hola_semiring semiring, const hola_sparse_vector& x,
+                     const hola_spmspv_mask* mask, hola_spmspv_output& y) = 0;
+  virtual Algorithm last() const = 0;
+};
+
+template <class V, class I, class O>
+struct TypedSpmspv final : AnySpmspv {
+  hola::SpmspvOperator<V, I, O> op;
+  explicit TypedSpmspv(hola::SpmspvOptions o) : op(std::move(o)) {}
+  void setup(std::int64_t rows, std::int64_t cols, std::int64_t nnz, const void* row_ptr,
+             const void* col_idx, const void* values, std::uint64_t version) override {
+    hola::CsrView<V, I, O> A;
+    A.rows = rows;
+    A.cols = cols;
+    A.nnz = nnz;
+    A.row_ptr = static_cast<const O*>(row_ptr);
+    A.col_idx = static_cast<const I*>(col_idx);
+    A.values = static_cast<const V*>(values);
+    op.setup(A, version);
+  }
+  void apply(hola_op trans, hola_semiring semiring, const hola_sparse_vector& x,
+             const hola_spmspv_mask* mask, hola_spmspv_output& y) override {
+    if (trans != HOLA_OP_N && trans != HOLA_OP_T)
+      hola::fail(hola::status::invalid_argument, "hola_spmspv_apply: op must be N or T");
+    hola::spmspv::SparseVectorView<V, I> xv;
+    xv.size = x.size;
+    xv.nnz = x.nnz;
+    xv.format = static_cast<hola::spmspv::VectorFormat>(x.format);
+    xv.indices = static_cast<const I*>(x.indices);
+    xv.values = static_cast<const V*>(x.values);
+    xv.bits = x.bits;
+    hola::spmspv::Mask m;
+    if (mask) {
+      m.values = mask->values;
+      m.size = mask->size;
+      m.complement = mask->complement != 0;
+      m.allowed = mask->allowed;
+    }
+    hola::spmspv::Output<V, I> out;
+    out.format = y.dense ? hola::spmspv::OutputFormat::dense : hola::spmspv::OutputFormat::sparse;
+    out.size = y.size;
+    out.dense = static_cast<V*>(y.dense_values);
+    out.indices = static_cast<I*>(y.indices);
+    out.values = static_cast<V*>(y.values);
+    out.capacity = y.capacity;
+    out.want_sorted = y.want_sorted != 0;
+    op.apply(trans == HOLA_OP_N ? hola::Op::N : hola::Op::T,
+             static_cast<hola::spmspv::Semiring>(semiring), xv, out, m);
+    y.nnz = out.nnz;
+    y.sorted = out.sorted ? 1 : 0;
+  }
+  Algorithm last() const override { return op.last_algorithm(); }
+};
+
+template <class V, class I>
+AnySpmspv* make_offsets(hola_index_type o, hola::SpmspvOptions opt) {
+  if (o == HOLA_INT32) return new TypedSpmspv<V, I, std::int32_t>(std::move(opt));
+  return new TypedSpmspv<V, I, std::int64_t>(std::move(opt));
+}
+template <class V>
+AnySpmspv* make_indices(hola_index_type i, hola_index_type o, hola::SpmspvOptions opt) {
+  if (i == HOLA_INT32) return make_offsets<V, std::int32_t>(o, std::move(opt));
+  return make_offsets<V, std::int64_t>(o, std::move(opt));
+}
+
+template <class F>
+hola_status guarded(F&& f) {
+  try {
+    f();
+    return HOLA_SUCCESS;
+  } catch (const hola::error& e) {
+    spmspv_last_error = e.what();
+    return static_cast<hola_status>(e.code());
+  } catch (const std::bad_alloc&) {
+    spmspv_last_error = "out of host memory";
+    return HOLA_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    spmspv_last_error = e.what();
+    return HOLA_INTERNAL_ERROR;
+  }
+}
+
+AnySpmspv* get(hola_spmspv op) {
+  if (!op) hola::fail(hola::status::invalid_argument, "null hola_spmspv");
+  return reinterpret_cast<AnySpmspv*>(op);
+}
+
+}  // namespace
+
+extern "C" {
+
+hola_status hola_spmspv_create(hola_spmspv* op, hola_value_type value_type,
+                               hola_index_type col_index_type, hola_index_type row_offset_type,
+                               const char* kernel, int symmetric) {
+  return guarded([&] {
+    if (!op) hola::fail(hola::status::invalid_argument, "hola_spmspv_create: null output");
+    *op = nullptr;
+    if (value_type != HOLA_FLOAT32 && value_type != HOLA_FLOAT64)
+      hola::fail(hola::status::unsupported, "hola_spmspv_create: unknown value type");
+    if ((col_index_type != HOLA_INT32 && col_index_type != HOLA_INT64) ||
+        (row_offset_type != HOLA_INT32 && row_offset_type != HOLA_INT64))
+      hola::fail(hola::status::unsupported, "hola_spmspv_create: unknown index type");
+    hola::SpmspvOptions o;
+    if (kernel) o.kernel = kernel;
+    o.symmetric = symmetric != 0;
+    AnySpmspv* p = value_type == HOLA_FLOAT32
+                       ? make_indices<float>(col_index_type, row_offset_type, o)
+                       : make_indices<double>(col_index_type, row_offset_type, o);
+    *op = reinterpret_cast<hola_spmspv>(p);
+  });
+}
+
+hola_status hola_spmspv_setup(hola_spmspv op, int64_t rows, int64_t cols, int64_t nnz,
+                              const void* row_ptr, const void* col_idx, const void* values,
+                              uint64_t structure_version) {
+  return guarded(
+      [&] { get(op)->setup(rows, cols, nnz, row_ptr, col_idx, values, structure_version); });
+}
+
+hola_status hola_spmspv_apply(hola_spmspv op, hola_op trans, hola_semiring semiring,
+                              const hola_sparse_vector* x, const hola_spmspv_mask* mask,
+                              hola_spmspv_output* y) {
+  return guarded([&] {
+    if (!x || !y) hola::fail(hola::status::invalid_argument, "hola_spmspv_apply: null x or y");
+    get(op)->apply(trans, semiring, *x, mask, *y);
+  });
+}
+
+hola_status hola_spmspv_last_kernel(hola_spmspv op, const char** name) {
+  return guarded([&] {
+    if (!name) hola::fail(hola::status::invalid_argument, "hola_spmspv_last_kernel: null name");
+    *name = hola::spmspv::algorithm_name(get(op)->last());
+  });
+}
+
+hola_status hola_spmspv_destroy(hola_spmspv op) {
+  delete reinterpret_cast<AnySpmspv*>(op);
+  return HOLA_SUCCESS;
+}
+
+const char* hola_spmspv_last_error(void) { return spmspv_last_error.c_str(); }
+
+}  // extern "C"
