@@ -354,13 +354,17 @@ TYPED_TEST(BatchedTest, BadInputsRaiseAndWriteNothing) {
     expect_rejected(d, status::invalid_csr, "coo row out of range");
   }
   {
+    // Two neighbouring entries of one matrix with different rows: swap them to break the order.
     auto d = coo;
-    std::int64_t p = 0;
-    while (d.row_idx[p] == d.row_idx[p + 1] || d.nnz_off[0] > p) ++p;
-    // Two entries of one matrix with different rows: swap them to break the order.
-    std::int64_t m = 0;
-    while (d.nnz_off[m + 1] <= p + 1) ++m;
-    if (d.nnz_off[m] <= p) {
+    std::int64_t p = -1;
+    for (std::int64_t m = 0; m < d.count && p < 0; ++m)
+      for (std::int64_t q = d.nnz_off[m]; q + 1 < d.nnz_off[m + 1]; ++q)
+        if (d.row_idx[q] != d.row_idx[q + 1]) {
+          p = q;
+          break;
+        }
+    ASSERT_GE(p, 0) << "no matrix with two rows holding entries";
+    {
       std::swap(d.row_idx[p], d.row_idx[p + 1]);
       expect_rejected(d, status::invalid_csr, "coo rows not sorted");
     }
