@@ -63,6 +63,19 @@ PetscErrorCode Create(MatType type, PetscInt n, Mat* A) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// Row r of the 5-point operator c on the n x n grid (solvers_demo/grid_problems.hpp).
+PetscErrorCode SetRow(Mat A, PetscInt n, PetscInt r, const hola::grid::FivePoint& c) {
+  PetscInt cols[5], m = 0;
+  PetscScalar v[5];
+  PetscFunctionBegin;
+  hola::grid::five_point_row(n, r, c, [&](PetscInt col, double value) {
+    cols[m] = col;
+    v[m++] = value;
+  });
+  PetscCall(MatSetValues(A, 1, &r, m, cols, v, INSERT_VALUES));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // Shifted 2D Laplacian with a small unsymmetric convection term; `extra` adds far-away entries.
 PetscErrorCode Fill(Mat A, PetscInt n, PetscScalar shift, PetscBool extra) {
   PetscInt rs, re;
@@ -70,13 +83,7 @@ PetscErrorCode Fill(Mat A, PetscInt n, PetscScalar shift, PetscBool extra) {
   PetscCall(MatGetOwnershipRange(A, &rs, &re));
   const hola::grid::FivePoint c{4.0 + (double)PetscRealPart(shift), -1.0, -1.0, -1.1, -0.9};
   for (PetscInt r = rs; r < re; r++) {
-    PetscInt cols[5], m = 0;
-    PetscScalar v[5];
-    hola::grid::five_point_row(n, r, c, [&](PetscInt col, double value) {
-      cols[m] = col;
-      v[m++] = value;
-    });
-    PetscCall(MatSetValues(A, 1, &r, m, cols, v, INSERT_VALUES));
+    PetscCall(SetRow(A, n, r, c));
     if (extra) PetscCall(MatSetValue(A, r, (r + n * n / 2) % (n * n), 0.01, INSERT_VALUES));
   }
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
@@ -492,14 +499,7 @@ PetscErrorCode Run() {
     PetscCall(MatZeroEntries(M));
     PetscInt rs, re;
     PetscCall(MatGetOwnershipRange(M, &rs, &re));
-    for (PetscInt r = rs; r < re; r++) {
-      const PetscInt i = r / n, j = r % n;
-      PetscCall(MatSetValue(M, r, r, 4.0, INSERT_VALUES));
-      if (i > 0) PetscCall(MatSetValue(M, r, r - n, -1.0, INSERT_VALUES));
-      if (i < n - 1) PetscCall(MatSetValue(M, r, r + n, -1.0, INSERT_VALUES));
-      if (j > 0) PetscCall(MatSetValue(M, r, r - 1, -1.0, INSERT_VALUES));
-      if (j < n - 1) PetscCall(MatSetValue(M, r, r + 1, -1.0, INSERT_VALUES));
-    }
+    for (PetscInt r = rs; r < re; r++) PetscCall(SetRow(M, n, r, hola::grid::FivePoint{}));
     PetscCall(MatAssemblyBegin(M, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(M, MAT_FINAL_ASSEMBLY));
   }
@@ -520,6 +520,14 @@ PetscErrorCode Run() {
   PetscCall(Compare("new values", A, R));
   PetscCall(Analyses(A, &an1));
   PetscCall(Check(an1 == an0, "new values: no new analysis", (double)(an1 - an0)));
+  // Values changed in place, not through MatSetValues: each change must reach the products (the
+  // device type keeps PETSc's arrays while the matrix's states hold), without a new analysis.
+  for (Mat M : {A, R}) PetscCall(MatScale(M, 2.0));
+  PetscCall(Compare("MatScale", A, R));
+  for (Mat M : {A, R}) PetscCall(MatShift(M, 0.5));
+  PetscCall(Compare("MatShift", A, R));
+  PetscCall(Analyses(A, &an1));
+  PetscCall(Check(an1 == an0, "in-place values: no new analysis", (double)(an1 - an0)));
   PetscCall(Fill(A, n, 1.0, PETSC_TRUE));  // new nonzeros after assembly
   PetscCall(Fill(R, n, 1.0, PETSC_TRUE));
   PetscCall(Compare("new nonzeros", A, R));
