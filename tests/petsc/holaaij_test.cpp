@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <vector>
 
 #include "grid_problems.hpp"
@@ -50,13 +51,20 @@ PetscErrorCode LocalRows(PetscInt N, PetscInt* mloc) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode Create(MatType type, PetscInt n, Mat* A) {
+// An n^2 x n^2 matrix of the type, rows split as LocalRows does, not yet preallocated.
+PetscErrorCode CreateUnallocated(MatType type, PetscInt n, Mat* A) {
   PetscInt m;
   PetscFunctionBegin;
   PetscCall(LocalRows(n * n, &m));
   PetscCall(MatCreate(PETSC_COMM_WORLD, A));
   PetscCall(MatSetSizes(*A, m, m, n * n, n * n));
   PetscCall(MatSetType(*A, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Create(MatType type, PetscInt n, Mat* A) {
+  PetscFunctionBegin;
+  PetscCall(CreateUnallocated(type, n, A));
   PetscCall(MatSeqAIJSetPreallocation(*A, 5, nullptr));
   PetscCall(MatMPIAIJSetPreallocation(*A, 5, nullptr, 2, nullptr));
   PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
@@ -88,6 +96,17 @@ PetscErrorCode Fill(Mat A, PetscInt n, PetscScalar shift, PetscBool extra) {
   }
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DestroyAll(std::initializer_list<Vec*> vecs) {
+  PetscFunctionBegin;
+  for (Vec* v : vecs) PetscCall(VecDestroy(v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode DestroyAll(std::initializer_list<Mat*> mats) {
+  PetscFunctionBegin;
+  for (Mat* m : mats) PetscCall(MatDestroy(m));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -203,14 +222,7 @@ PetscErrorCode Compare(const char* what, Mat A, Mat R, Expect expect = Expect::h
     PetscCall(Check(calls == 0 && fallbacks > 0, label, (double)fallbacks));
   }
 
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&y));
-  PetscCall(VecDestroy(&yr));
-  PetscCall(VecDestroy(&w));
-  PetscCall(VecDestroy(&xt));
-  PetscCall(VecDestroy(&zt));
-  PetscCall(VecDestroy(&ztr));
-  PetscCall(VecDestroy(&wt));
+  PetscCall(DestroyAll({&x, &y, &yr, &w, &xt, &zt, &ztr, &wt}));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -290,12 +302,8 @@ void CooValues(const std::vector<PetscInt>& ci, const std::vector<PetscInt>& cj,
 
 PetscErrorCode CreateCoo(MatType type, PetscInt n, const std::vector<PetscInt>& ci,
                          const std::vector<PetscInt>& cj, Mat* A) {
-  PetscInt m;
   PetscFunctionBegin;
-  PetscCall(LocalRows(n * n, &m));
-  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
-  PetscCall(MatSetSizes(*A, m, m, n * n, n * n));
-  PetscCall(MatSetType(*A, type));
+  PetscCall(CreateUnallocated(type, n, A));
   std::vector<PetscInt> i = ci, j = cj;  // PETSc may modify the index arrays
   PetscCall(MatSetPreallocationCOO(*A, (PetscCount)i.size(), i.data(), j.data()));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -443,12 +451,8 @@ PetscErrorCode RunLsqr(PetscInt n) {
   PetscCall(Check(total > 0, "LSQR: Hola kernel calls during the solve", (double)total));
   PetscCall(Check(badsum == 0, "LSQR: Hola transpose ran in the solve", (double)badsum));
 
-  PetscCall(VecDestroy(&xt));
-  PetscCall(VecDestroy(&b));
-  PetscCall(VecDestroy(&u));
-  PetscCall(VecDestroy(&ur));
-  PetscCall(MatDestroy(&A));
-  PetscCall(MatDestroy(&R));
+  PetscCall(DestroyAll({&xt, &b, &u, &ur}));
+  PetscCall(DestroyAll({&A, &R}));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -544,10 +548,7 @@ PetscErrorCode Run() {
   PetscCall(MatBindToCPU(A, PETSC_FALSE));
   PetscCall(Compare("MatBindToCPU(false)", A, R));
 
-  PetscCall(MatDestroy(&A));
-  PetscCall(MatDestroy(&R));
-  PetscCall(MatDestroy(&S));
-  PetscCall(MatDestroy(&RS));
+  PetscCall(DestroyAll({&A, &R, &S, &RS}));
 
   PetscCall(RunCoo(n));
   PetscCall(RunLsqr(n));
