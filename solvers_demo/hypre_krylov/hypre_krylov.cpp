@@ -20,6 +20,7 @@
 #include "grid_problems.hpp"
 #include "hola/hypre.h"
 #include "hola/matrix_market.hpp"
+#include "hypre_krylov/krylov_api.hpp"
 
 namespace {
 
@@ -136,70 +137,6 @@ struct Run {
   std::string kernel;
 };
 
-// One Krylov method of HYPRE's ParCSR interface: the calls solve() makes, by kind.
-struct KrylovApi {
-  HYPRE_Int (*create)(MPI_Comm, HYPRE_Solver*);
-  HYPRE_Int (*set_tol)(HYPRE_Solver, HYPRE_Real);
-  HYPRE_Int (*set_max_iter)(HYPRE_Solver, HYPRE_Int);
-  HYPRE_Int (*set_kdim)(HYPRE_Solver, HYPRE_Int);  // restarted methods only
-  HYPRE_Int (*set_precond)(HYPRE_Solver, HYPRE_PtrToParSolverFcn, HYPRE_PtrToParSolverFcn,
-                           HYPRE_Solver);
-  HYPRE_Int (*setup)(HYPRE_Solver, HYPRE_ParCSRMatrix, HYPRE_ParVector, HYPRE_ParVector);
-  HYPRE_Int (*solve)(HYPRE_Solver, HYPRE_ParCSRMatrix, HYPRE_ParVector, HYPRE_ParVector);
-  HYPRE_Int (*iterations)(HYPRE_Solver, HYPRE_Int*);
-  HYPRE_Int (*residual)(HYPRE_Solver, HYPRE_Real*);
-  HYPRE_Int (*destroy)(HYPRE_Solver);
-};
-
-KrylovApi krylov_api(HolaHypreSolverKind kind) {
-  switch (kind) {
-    case HOLA_HYPRE_PCG:
-      return {HYPRE_ParCSRPCGCreate,
-              HYPRE_PCGSetTol,
-              HYPRE_PCGSetMaxIter,
-              nullptr,
-              HYPRE_ParCSRPCGSetPrecond,
-              HYPRE_ParCSRPCGSetup,
-              HYPRE_ParCSRPCGSolve,
-              HYPRE_PCGGetNumIterations,
-              HYPRE_PCGGetFinalRelativeResidualNorm,
-              HYPRE_ParCSRPCGDestroy};
-    case HOLA_HYPRE_GMRES:
-      return {HYPRE_ParCSRGMRESCreate,
-              HYPRE_GMRESSetTol,
-              HYPRE_GMRESSetMaxIter,
-              HYPRE_GMRESSetKDim,
-              HYPRE_ParCSRGMRESSetPrecond,
-              HYPRE_ParCSRGMRESSetup,
-              HYPRE_ParCSRGMRESSolve,
-              HYPRE_GMRESGetNumIterations,
-              HYPRE_GMRESGetFinalRelativeResidualNorm,
-              HYPRE_ParCSRGMRESDestroy};
-    case HOLA_HYPRE_FLEXGMRES:
-      return {HYPRE_ParCSRFlexGMRESCreate,
-              HYPRE_FlexGMRESSetTol,
-              HYPRE_FlexGMRESSetMaxIter,
-              HYPRE_FlexGMRESSetKDim,
-              HYPRE_ParCSRFlexGMRESSetPrecond,
-              HYPRE_ParCSRFlexGMRESSetup,
-              HYPRE_ParCSRFlexGMRESSolve,
-              HYPRE_FlexGMRESGetNumIterations,
-              HYPRE_FlexGMRESGetFinalRelativeResidualNorm,
-              HYPRE_ParCSRFlexGMRESDestroy};
-    default:
-      return {HYPRE_ParCSRBiCGSTABCreate,
-              HYPRE_BiCGSTABSetTol,
-              HYPRE_BiCGSTABSetMaxIter,
-              nullptr,
-              HYPRE_ParCSRBiCGSTABSetPrecond,
-              HYPRE_ParCSRBiCGSTABSetup,
-              HYPRE_ParCSRBiCGSTABSolve,
-              HYPRE_BiCGSTABGetNumIterations,
-              HYPRE_BiCGSTABGetFinalRelativeResidualNorm,
-              HYPRE_ParCSRBiCGSTABDestroy};
-  }
-}
-
 // One solve with a fresh solver (and preconditioner); Hola's matvec when `hola`.
 Run solve(const Problem& p, const Options& o, HolaHypreSolverKind kind, bool hola) {
   Vector b = make_vector(p, 1.0), x = make_vector(p, 0.0);
@@ -211,7 +148,7 @@ Run solve(const Problem& p, const Options& o, HolaHypreSolverKind kind, bool hol
     HYPRE_BoomerAMGSetTol(amg, 0.0);
   }
   Run r;
-  const KrylovApi api = krylov_api(kind);
+  const hola::demo::KrylovApi api = hola::demo::krylov_api(kind);
   api.create(MPI_COMM_WORLD, &s);
   if (api.set_kdim) api.set_kdim(s, o.kdim);
   api.set_tol(s, o.tol);

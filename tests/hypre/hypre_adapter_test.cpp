@@ -21,6 +21,7 @@
 
 #include "grid_problems.hpp"
 #include "hola/hypre.h"
+#include "hypre_krylov/krylov_api.hpp"
 
 namespace {
 
@@ -329,96 +330,27 @@ SolveResult solve(HolaHypreSolverKind kind, Matrix& M, bool amg, Hola hola,
     HYPRE_BoomerAMGSetMaxIter(pc, 1);
     HYPRE_BoomerAMGSetTol(pc, 0.0);
   }
-  const double tol = 1e-9;
-  const HYPRE_Int max_iter = 400;
-  switch (kind) {
-    case HOLA_HYPRE_PCG:
-      HYPRE_ParCSRPCGCreate(comm, &s);
-      HYPRE_PCGSetTol(s, tol);
-      HYPRE_PCGSetMaxIter(s, max_iter);
-      HYPRE_PCGSetTwoNorm(s, 1);
-      if (amg) HYPRE_ParCSRPCGSetPrecond(s, HYPRE_BoomerAMGSolve, HYPRE_BoomerAMGSetup, pc);
-      break;
-    case HOLA_HYPRE_GMRES:
-      HYPRE_ParCSRGMRESCreate(comm, &s);
-      HYPRE_GMRESSetKDim(s, 20);
-      HYPRE_GMRESSetTol(s, tol);
-      HYPRE_GMRESSetMaxIter(s, max_iter);
-      if (amg) HYPRE_ParCSRGMRESSetPrecond(s, HYPRE_BoomerAMGSolve, HYPRE_BoomerAMGSetup, pc);
-      break;
-    case HOLA_HYPRE_FLEXGMRES:
-      HYPRE_ParCSRFlexGMRESCreate(comm, &s);
-      HYPRE_FlexGMRESSetKDim(s, 20);
-      HYPRE_FlexGMRESSetTol(s, tol);
-      HYPRE_FlexGMRESSetMaxIter(s, max_iter);
-      if (amg) HYPRE_ParCSRFlexGMRESSetPrecond(s, HYPRE_BoomerAMGSolve, HYPRE_BoomerAMGSetup, pc);
-      break;
-    default:
-      HYPRE_ParCSRBiCGSTABCreate(comm, &s);
-      HYPRE_BiCGSTABSetTol(s, tol);
-      HYPRE_BiCGSTABSetMaxIter(s, max_iter);
-      if (amg) HYPRE_ParCSRBiCGSTABSetPrecond(s, HYPRE_BoomerAMGSolve, HYPRE_BoomerAMGSetup, pc);
-      break;
-  }
+  const hola::demo::KrylovApi api = hola::demo::krylov_api(kind);
+  api.create(comm, &s);
+  if (api.set_kdim) api.set_kdim(s, 20);
+  api.set_tol(s, 1e-9);
+  api.set_max_iter(s, 400);
+  if (kind == HOLA_HYPRE_PCG) HYPRE_PCGSetTwoNorm(s, 1);
+  if (amg) api.set_precond(s, HYPRE_BoomerAMGSolve, HYPRE_BoomerAMGSetup, pc);
   SolveResult r;
   if (hola == Hola::before_setup || hola == Hola::enable_disable)
     r.error |= HolaHypreEnableWithOptions(s, kind, kernel, 0);
   if (hola == Hola::enable_disable) r.error |= HolaHypreDisable(s, kind);
-  switch (kind) {
-    case HOLA_HYPRE_PCG:
-      r.error |= HYPRE_ParCSRPCGSetup(s, M.A, b.v, x.v);
-      break;
-    case HOLA_HYPRE_GMRES:
-      r.error |= HYPRE_ParCSRGMRESSetup(s, M.A, b.v, x.v);
-      break;
-    case HOLA_HYPRE_FLEXGMRES:
-      r.error |= HYPRE_ParCSRFlexGMRESSetup(s, M.A, b.v, x.v);
-      break;
-    default:
-      r.error |= HYPRE_ParCSRBiCGSTABSetup(s, M.A, b.v, x.v);
-      break;
-  }
+  r.error |= api.setup(s, M.A, b.v, x.v);
   if (hola == Hola::after_setup) r.error |= HolaHypreEnableWithOptions(s, kind, kernel, 0);
-  switch (kind) {
-    case HOLA_HYPRE_PCG:
-      r.error |= HYPRE_ParCSRPCGSolve(s, M.A, b.v, x.v);
-      HYPRE_PCGGetNumIterations(s, &r.iterations);
-      HYPRE_PCGGetFinalRelativeResidualNorm(s, &r.residual);
-      break;
-    case HOLA_HYPRE_GMRES:
-      r.error |= HYPRE_ParCSRGMRESSolve(s, M.A, b.v, x.v);
-      HYPRE_GMRESGetNumIterations(s, &r.iterations);
-      HYPRE_GMRESGetFinalRelativeResidualNorm(s, &r.residual);
-      break;
-    case HOLA_HYPRE_FLEXGMRES:
-      r.error |= HYPRE_ParCSRFlexGMRESSolve(s, M.A, b.v, x.v);
-      HYPRE_FlexGMRESGetNumIterations(s, &r.iterations);
-      HYPRE_FlexGMRESGetFinalRelativeResidualNorm(s, &r.residual);
-      break;
-    default:
-      r.error |= HYPRE_ParCSRBiCGSTABSolve(s, M.A, b.v, x.v);
-      HYPRE_BiCGSTABGetNumIterations(s, &r.iterations);
-      HYPRE_BiCGSTABGetFinalRelativeResidualNorm(s, &r.residual);
-      break;
-  }
+  r.error |= api.solve(s, M.A, b.v, x.v);
+  api.iterations(s, &r.iterations);
+  api.residual(s, &r.residual);
   HolaHypreMatvec mv = nullptr;
   HolaHypreGetMatvec(s, kind, &mv);
   if (mv) HolaHypreMatvecGetStats(mv, &r.products, &r.fallbacks, nullptr);
   r.x.assign(x.data(), x.data() + x.range.size());
-  switch (kind) {
-    case HOLA_HYPRE_PCG:
-      HYPRE_ParCSRPCGDestroy(s);
-      break;
-    case HOLA_HYPRE_GMRES:
-      HYPRE_ParCSRGMRESDestroy(s);
-      break;
-    case HOLA_HYPRE_FLEXGMRES:
-      HYPRE_ParCSRFlexGMRESDestroy(s);
-      break;
-    default:
-      HYPRE_ParCSRBiCGSTABDestroy(s);
-      break;
-  }
+  api.destroy(s);
   if (pc) HYPRE_BoomerAMGDestroy(pc);
   destroy(b), destroy(x);
   HYPRE_ClearAllErrors();
