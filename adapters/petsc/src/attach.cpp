@@ -209,8 +209,17 @@ PetscErrorCode Attach(Mat A, const Settings& settings, const SeqOps& seq) {
 }
 
 #if HOLA_PETSC_SCALAR_SUPPORTED
-void SetupOperator(Ctx* ctx, const hola::CsrView<PetscScalar, PetscInt, PetscInt>& view,
+void SetupOperator(Ctx* ctx, PetscInt rows, PetscInt cols, PetscInt nnz, const PetscInt* ai,
+                   const PetscInt* aj, const PetscScalar* aa, hola::Memory memory,
                    PetscObjectState state, void* stream) {
+  hola::CsrView<PetscScalar, PetscInt, PetscInt> view;
+  view.rows = rows;
+  view.cols = cols;
+  view.nnz = nnz;
+  view.row_ptr = ai;
+  view.col_idx = aj;
+  view.values = aa;
+  view.memory = memory;
   if (!ctx->op) {
     hola::OperatorOptions o;
     o.kernel = ctx->settings.kernel;

@@ -126,11 +126,13 @@ PetscErrorCode ReadSettings(Mat A, Settings* settings);
 PetscErrorCode Attach(Mat A, const Settings& settings, const SeqOps& seq);
 
 #if HOLA_PETSC_SCALAR_SUPPORTED
-// Makes ctx->op at the first call, then sets it up for the CSR view: a full analysis when the
+// Makes ctx->op at the first call, then sets it up for the local CSR arrays (rows x cols, nnz
+// entries, in `memory`): a full analysis when the
 // structure (arrays, sizes, PETSc's nonzero state) changed, else only the values pointer is
 // refreshed. A device analysis runs on `stream` (a cudaStream_t), after the work queued there.
 // Throws hola::error.
-void SetupOperator(Ctx* ctx, const hola::CsrView<PetscScalar, PetscInt, PetscInt>& view,
+void SetupOperator(Ctx* ctx, PetscInt rows, PetscInt cols, PetscInt nnz, const PetscInt* ai,
+                   const PetscInt* aj, const PetscScalar* aa, hola::Memory memory,
                    PetscObjectState state, void* stream = nullptr);
 // ctx->op's product on the arrays: z = op(A) x, plus y when add (a has nx entries of x and nz of
 // z), on `stream` for a device matrix. A failure comes back as its message (empty: none).

@@ -45,15 +45,7 @@ PetscErrorCode SeqProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, boo
     for (PetscInt i = 0; i < nz; i++) v.z[i] = v.y ? v.y[i] : 0;
   } else {
     try {
-      hola::CsrView<PetscScalar, PetscInt, PetscInt> view;
-      view.rows = m;
-      view.cols = n;
-      view.nnz = nnz;
-      view.row_ptr = ai;
-      view.col_idx = aj;
-      view.values = aa;
-      view.memory = hola::Memory::host;
-      SetupOperator(ctx, view, state);
+      SetupOperator(ctx, m, n, nnz, ai, aj, aa, hola::Memory::host, state);
     } catch (const std::exception& e) {
       err = e.what();
     } catch (...) {

@@ -74,16 +74,8 @@ PetscErrorCode RefreshDeviceCache(Mat A, Ctx* ctx, PetscInt m, PetscInt n,
   PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(A, &aa));
   PetscCall(MatSeqAIJCUSPARSERestoreIJ(A, PETSC_FALSE, &ai, &aj));
   try {
-    hola::CsrView<PetscScalar, PetscInt, PetscInt> view;
-    view.rows = m;
-    view.cols = n;
-    view.nnz = c.nnz;
-    view.row_ptr = c.ai;
-    view.col_idx = c.aj;
-    view.values = c.aa;
-    view.memory = hola::Memory::device;
     // On PETSc's stream, after PETSc's own work on the arrays: no device-wide synchronisation.
-    SetupOperator(ctx, view, nnz_state, stream);
+    SetupOperator(ctx, m, n, c.nnz, c.ai, c.aj, c.aa, hola::Memory::device, nnz_state, stream);
     if (ctx->op->analysis_count() != c.analyses_seen) {
       c.analyses_seen = ctx->op->analysis_count();
       c.transpose_in_hola = !ctx->op->kernel_name(hola::Op::T).empty();
