@@ -21,6 +21,7 @@ enum class BfsDirection : int {
 struct BfsOptions {
   BfsDirection direction = BfsDirection::automatic;
   bool symmetric = false;  // A's pattern is symmetric: pull uses A itself, no column view
+  bool validate = true;    // check A's CSR structure first (O(nnz); off for repeated roots)
 };
 
 struct BfsResult {

@@ -1,0 +1,620 @@
+// GPU SpMSpV (hola/spmspv_gpu.hpp): matrix-driven and vector-driven kernels, direct and
+// load-balanced, over the four semirings. Instantiated by spmspv_float.cu / spmspv_double.cu.
+//
+// Scheme shared by all four kernels: a dense accumulator acc (one V per output entry) kept at
+// the identity of the semiring last used, int32 flags kept at 0, and a list of touched outputs
+// appended with an atomic counter. A kernel combines its products into acc (atomically where
+// several threads may meet), and the first thread to flip an entry's flag appends it to the
+// list. The output stage writes y from the list (sorted by a radix sort when asked) and resets
+// exactly the listed entries, so a call costs O(touched) outside the matrix-driven kernels.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cub/cub.cuh>
+#include <string>
+#include <type_traits>
+
+#include "common/cuda_utils.cuh"
+#include "hola/error.hpp"
+#include "hola/spmspv_gpu.hpp"
+#include "hola/spmspv_semiring.hpp"
+
+namespace hola::spmspv::gpu {
+
+namespace detail {
+namespace {  // internal linkage: this header is compiled once per value type
+
+constexpr int kBlock = 256;
+
+// Error bits found by the device validation.
+enum : int { kErrRange = 1, kErrOrder = 2, kErrDuplicate = 4, kErrTail = 8 };
+
+template <class V>
+struct Bits;
+template <>
+struct Bits<float> {
+  using type = unsigned int;
+};
+template <>
+struct Bits<double> {
+  using type = unsigned long long;
+};
+
+template <class V>
+__device__ __forceinline__ typename Bits<V>::type to_bits(V v) {
+  if constexpr (std::is_same_v<V, float>)
+    return __float_as_uint(v);
+  else
+    return static_cast<unsigned long long>(__double_as_longlong(v));
+}
+template <class V>
+__device__ __forceinline__ V from_bits(typename Bits<V>::type b) {
+  if constexpr (std::is_same_v<V, float>)
+    return __uint_as_float(b);
+  else
+    return __longlong_as_double(static_cast<long long>(b));
+}
+
+// acc[i] = add(acc[i], v) atomically, for semiring S.
+template <class S, class V>
+__device__ __forceinline__ void atomic_combine(V* addr, V v) {
+  using B = typename Bits<V>::type;
+  if constexpr (std::is_same_v<S, Ops<Semiring::plus_times>>) {
+    atomicAdd(addr, v);
+  } else if constexpr (std::is_same_v<S, Ops<Semiring::or_and>>) {
+    // acc is 0 or 1: only a 1 changes it, and every writer writes the same bits.
+    if (v != V(0)) atomicExch(reinterpret_cast<B*>(addr), to_bits<V>(V(1)));
+  } else {  // min
+    B* a = reinterpret_cast<B*>(addr);
+    B old = *reinterpret_cast<volatile B*>(a);
+    while (v < from_bits<V>(old)) {
+      const B seen = atomicCAS(a, old, to_bits<V>(v));
+      if (seen == old) break;
+      old = seen;
+    }
+  }
+}
+
+struct MaskDev {
+  const std::uint8_t* m;
+  bool complement;
+  __device__ __forceinline__ bool allowed(std::int64_t i) const {
+    return !m || ((m[i] != 0) != complement);
+  }
+};
+
+// Marks output i touched (appending it to the list the first time).
+template <class I>
+__device__ __forceinline__ void touch(int* flag, I* list, unsigned long long* count,
+                                      std::int64_t i) {
+  if (flag[i] == 0 && atomicExch(&flag[i], 1) == 0) {
+    const unsigned long long q = atomicAdd(count, 1ull);
+    list[q] = static_cast<I>(i);
+  }
+}
+
+template <class T>
+__global__ void fill_kernel(T* a, std::int64_t n, T v) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    a[i] = v;
+}
+
+// x as a list -> bitmap bits (atomicOr) and dense values; checks range, order, duplicates.
+template <class V, class I>
+__global__ void scatter_list_kernel(const I* idx, const V* val, std::int64_t nnz, std::int64_t n,
+                                    bool sorted, std::uint32_t* bits, V* dense, int* err) {
+  for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < nnz;
+       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t j = static_cast<std::int64_t>(idx[k]);
+    if (j < 0 || j >= n) {
+      atomicOr(err, kErrRange);
+      continue;
+    }
+    if (sorted && k > 0 && static_cast<std::int64_t>(idx[k - 1]) >= j) atomicOr(err, kErrOrder);
+    const std::uint32_t bit = 1u << (j & 31);
+    const std::uint32_t old = atomicOr(&bits[j >> 5], bit);
+    if (old & bit) atomicOr(err, kErrDuplicate);
+    dense[j] = val[k];
+  }
+}
+
+// Bitmap x: population count and tail bits.
+__global__ void bitmap_check_kernel(const std::uint32_t* bits, std::int64_t n,
+                                    unsigned long long* count, int* err) {
+  const std::int64_t words = (n + 31) / 32;
+  for (std::int64_t w = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; w < words;
+       w += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    std::uint32_t b = bits[w];
+    if (w == words - 1 && (n & 31) != 0 && (b >> (n & 31)) != 0) atomicOr(err, kErrTail);
+    if (w == words - 1 && (n & 31) != 0) b &= (1u << (n & 31)) - 1u;
+    atomicAdd(count, static_cast<unsigned long long>(__popc(b)));
+  }
+}
+
+// Bitmap x -> list of its indices (unsorted), for the vector-driven kernels.
+template <class I>
+__global__ void bitmap_to_list_kernel(const std::uint32_t* bits, std::int64_t n, I* list,
+                                      unsigned long long* count) {
+  const std::int64_t words = (n + 31) / 32;
+  for (std::int64_t w = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; w < words;
+       w += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    std::uint32_t b = bits[w];
+    if (!b) continue;
+    unsigned long long q = atomicAdd(count, static_cast<unsigned long long>(__popc(b)));
+    while (b) {
+      const int t = __ffs(b) - 1;
+      list[q++] = static_cast<I>(w * 32 + t);
+      b &= b - 1;
+    }
+  }
+}
+
+__device__ __forceinline__ bool test_bit(const std::uint32_t* bits, std::int64_t j) {
+  return (bits[j >> 5] >> (j & 31)) & 1u;
+}
+
+// Matrix-driven, direct: one thread per row of M.
+template <class S, class V, class I, class O>
+__global__ void matrix_direct_kernel(std::int64_t rows, const O* row_ptr, const I* col_idx,
+                                     const V* values, const std::uint32_t* xbits, const V* xdense,
+                                     MaskDev mask, V* acc, int* flag, I* list,
+                                     unsigned long long* count) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < rows;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    if (!mask.allowed(i)) continue;
+    V a = S::template identity<V>();
+    bool hit = false;
+    for (O k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+      const std::int64_t j = static_cast<std::int64_t>(col_idx[k]);
+      if (!test_bit(xbits, j)) continue;
+      const V prod = S::mul(values[k], xdense[j]);
+      a = hit ? S::add(a, prod) : prod;
+      hit = true;
+    }
+    if (hit) {
+      acc[i] = a;  // the only writer of row i
+      flag[i] = 1;
+      const unsigned long long q = atomicAdd(count, 1ull);
+      list[q] = static_cast<I>(i);
+    }
+  }
+}
+
+// Row of nonzero position p: the last r with row_ptr[r] <= p (binary search over rows + 1).
+template <class O>
+__device__ __forceinline__ std::int64_t row_of(const O* row_ptr, std::int64_t rows,
+                                               std::int64_t p) {
+  std::int64_t lo = 0, hi = rows;  // row_ptr[lo] <= p < row_ptr[hi]
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (static_cast<std::int64_t>(row_ptr[mid]) <= p)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// Matrix-driven, balanced: thread t takes nonzeros [t per, (t + 1) per) of M; the partial of
+// each row it meets is combined atomically.
+template <class S, class V, class I, class O>
+__global__ void matrix_balanced_kernel(std::int64_t rows, std::int64_t nnz, int per,
+                                       const O* row_ptr, const I* col_idx, const V* values,
+                                       const std::uint32_t* xbits, const V* xdense, MaskDev mask,
+                                       V* acc, int* flag, I* list, unsigned long long* count) {
+  const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  const std::int64_t begin = t * per;
+  if (begin >= nnz) return;
+  const std::int64_t end = begin + per < nnz ? begin + per : nnz;
+  std::int64_t r = row_of(row_ptr, rows, begin);
+  while (static_cast<std::int64_t>(row_ptr[r + 1]) <= begin) ++r;  // skip empty rows
+  std::int64_t p = begin;
+  while (p < end) {
+    const std::int64_t row_end = static_cast<std::int64_t>(row_ptr[r + 1]);
+    const std::int64_t stop = row_end < end ? row_end : end;
+    if (mask.allowed(r)) {
+      V a = S::template identity<V>();
+      bool hit = false;
+      for (; p < stop; ++p) {
+        const std::int64_t j = static_cast<std::int64_t>(col_idx[p]);
+        if (!test_bit(xbits, j)) continue;
+        const V prod = S::mul(values[p], xdense[j]);
+        a = hit ? S::add(a, prod) : prod;
+        hit = true;
+      }
+      if (hit) {
+        atomic_combine<S>(&acc[r], a);
+        touch(flag, list, count, r);
+      }
+    }
+    p = stop;
+    ++r;
+    while (r < rows && static_cast<std::int64_t>(row_ptr[r + 1]) <= p && p < end) ++r;
+  }
+}
+
+// Vector-driven, direct: one thread per entry k of x, over row x_idx[k] of M (A^T for N, A for
+// T), products combined atomically into acc.
+template <class S, class V, class I, class O>
+__global__ void vector_direct_kernel(std::int64_t nx, const I* x_idx, const V* x_val,
+                                     bool x_val_dense, const O* row_ptr, const I* col_idx,
+                                     const V* values, MaskDev mask, V* acc, int* flag, I* list,
+                                     unsigned long long* count) {
+  for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < nx;
+       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t j = static_cast<std::int64_t>(x_idx[k]);
+    const V xv = x_val_dense ? x_val[j] : x_val[k];
+    for (O e = row_ptr[j]; e < row_ptr[j + 1]; ++e) {
+      const std::int64_t i = static_cast<std::int64_t>(col_idx[e]);
+      if (!mask.allowed(i)) continue;
+      atomic_combine<S>(&acc[i], S::mul(values[e], xv));
+      touch(flag, list, count, i);
+    }
+  }
+}
+
+// Lengths of the rows of M that x selects (input of the exclusive scan).
+template <class I, class O>
+__global__ void lengths_kernel(std::int64_t nx, const I* x_idx, const O* row_ptr,
+                               std::int64_t* len) {
+  for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < nx;
+       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t j = static_cast<std::int64_t>(x_idx[k]);
+    len[k] = static_cast<std::int64_t>(row_ptr[j + 1] - row_ptr[j]);
+  }
+}
+
+// Vector-driven, balanced: touched nonzero positions p = 0 .. total - 1 over a grid-stride loop
+// (total read on the device: no host synchronisation); the entry of x owning p found by binary
+// search in the exclusive scan `start` (nx + 1 entries, start[nx] = total).
+template <class S, class V, class I, class O>
+__global__ void vector_balanced_kernel(std::int64_t nx, const std::int64_t* start, const I* x_idx,
+                                       const V* x_val, bool x_val_dense, const O* row_ptr,
+                                       const I* col_idx, const V* values, MaskDev mask, V* acc,
+                                       int* flag, I* list, unsigned long long* count) {
+  const std::int64_t total = start[nx];
+  for (std::int64_t p = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; p < total;
+       p += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    std::int64_t lo = 0, hi = nx;  // start[lo] <= p < start[hi]
+    while (hi - lo > 1) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (start[mid] <= p)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    const std::int64_t j = static_cast<std::int64_t>(x_idx[lo]);
+    const std::int64_t e = static_cast<std::int64_t>(row_ptr[j]) + (p - start[lo]);
+    const std::int64_t i = static_cast<std::int64_t>(col_idx[e]);
+    if (!mask.allowed(i)) continue;
+    const V xv = x_val_dense ? x_val[j] : x_val[lo];
+    atomic_combine<S>(&acc[i], S::mul(values[e], xv));
+    touch(flag, list, count, i);
+  }
+}
+
+// Output: sparse entries from the list (gather), dense entries scattered, then the listed
+// accumulator entries and flags reset.
+template <class V, class I>
+__global__ void gather_kernel(std::int64_t c, const I* list, const V* acc, I* y_idx, V* y_val) {
+  for (std::int64_t q = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; q < c;
+       q += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const I i = list[q];
+    y_idx[q] = i;
+    y_val[q] = acc[i];
+  }
+}
+
+// Dense y: every entry from acc (identity where untouched: the invariant), O(n).
+template <class V>
+__global__ void copy_kernel(std::int64_t n, const V* acc, V* y) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    y[i] = acc[i];
+}
+
+template <class V, class I>
+__global__ void reset_kernel(const unsigned long long* count, const I* list, V* acc, int* flag,
+                             V identity) {
+  const std::int64_t c = static_cast<std::int64_t>(*count);
+  for (std::int64_t q = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; q < c;
+       q += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const I i = list[q];
+    acc[i] = identity;
+    flag[i] = 0;
+  }
+}
+
+inline int grid_for(std::int64_t n, int max_blocks = 65535 * 4) {
+  std::int64_t b = (n + kBlock - 1) / kBlock;
+  if (b < 1) b = 1;
+  if (b > max_blocks) b = max_blocks;
+  return static_cast<int>(b);
+}
+
+template <class I>
+int bits_for(std::int64_t n) {
+  int b = 1;
+  while (b < static_cast<int>(sizeof(I) * 8) && (std::int64_t(1) << b) < n) ++b;
+  return b;
+}
+
+}  // namespace
+}  // namespace detail
+
+template <class V, class I, class O>
+struct Spmspv<V, I, O>::Impl {
+  CsrView<V, I, O> A{}, At{};
+  bool has_at = false;
+  std::int64_t n_max = 0;  // max(rows, cols)
+  cuda::DeviceBuffer acc, flag, list, sorted, xbits, xdense, xlist, lengths, start, counters, err,
+      temp;
+  std::size_t temp_bytes = 0;
+  int acc_semiring = -1;  // semiring whose identity acc holds (-1: not initialized)
+  int sms = 1;
+};
+
+template <class V, class I, class O>
+Spmspv<V, I, O>::Spmspv() : impl_(std::make_unique<Impl>()) {}
+template <class V, class I, class O>
+Spmspv<V, I, O>::~Spmspv() = default;
+
+template <class V, class I, class O>
+std::size_t Spmspv<V, I, O>::workspace_bytes() const {
+  const auto& m = *impl_;
+  return m.acc.bytes() + m.flag.bytes() + m.list.bytes() + m.sorted.bytes() + m.xbits.bytes() +
+         m.xdense.bytes() + m.xlist.bytes() + m.lengths.bytes() + m.start.bytes() +
+         m.counters.bytes() + m.err.bytes() + m.temp.bytes();
+}
+
+template <class V, class I, class O>
+void Spmspv<V, I, O>::setup(const CsrView<V, I, O>& A, const CsrView<V, I, O>* At) {
+  if (A.memory != Memory::device || (At && At->memory != Memory::device))
+    fail(status::unsupported, "spmspv gpu: the matrix must be in device memory");
+  if (A.rows < 0 || A.cols < 0 || A.nnz < 0 || (A.rows > 0 && !A.row_ptr) ||
+      (A.nnz > 0 && (!A.col_idx || !A.values)))
+    fail(status::invalid_csr, "spmspv gpu: bad matrix sizes or null arrays");
+  if (At && (At->rows != A.cols || At->cols != A.rows || At->nnz != A.nnz))
+    fail(status::size_mismatch, "spmspv gpu: A^T does not have the transposed shape of A");
+  auto& m = *impl_;
+  m.A = A;
+  m.has_at = At != nullptr;
+  if (At) m.At = *At;
+  const std::int64_t n = A.rows > A.cols ? A.rows : A.cols;
+  m.n_max = n;
+  const std::size_t un = static_cast<std::size_t>(n > 0 ? n : 1);
+  m.acc.resize(un * sizeof(V));
+  m.flag.resize(un * sizeof(int));
+  m.list.resize(un * sizeof(I));
+  m.sorted.resize(un * sizeof(I));
+  m.xbits.resize((un + 31) / 32 * sizeof(std::uint32_t));
+  m.xdense.resize(un * sizeof(V));
+  m.xlist.resize(un * sizeof(I));
+  m.lengths.resize((un + 1) * sizeof(std::int64_t));
+  m.start.resize((un + 1) * sizeof(std::int64_t));
+  m.counters.resize(2 * sizeof(unsigned long long));
+  m.err.resize(sizeof(int));
+  // CUB temporary storage: the larger of the scan and the radix sort at the largest size.
+  std::size_t scan_bytes = 0, sort_bytes = 0;
+  HOLA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(
+      nullptr, scan_bytes, static_cast<std::int64_t*>(nullptr), static_cast<std::int64_t*>(nullptr),
+      static_cast<std::int64_t>(un + 1)));
+  HOLA_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, static_cast<I*>(nullptr),
+                                                 static_cast<I*>(nullptr),
+                                                 static_cast<std::int64_t>(un)));
+  m.temp_bytes = scan_bytes > sort_bytes ? scan_bytes : sort_bytes;
+  m.temp.resize(m.temp_bytes > 0 ? m.temp_bytes : 1);
+  HOLA_CUDA_CHECK(cudaMemset(m.flag.get(), 0, un * sizeof(int)));
+  HOLA_CUDA_CHECK(cudaMemset(m.counters.get(), 0, 2 * sizeof(unsigned long long)));
+  m.acc_semiring = -1;
+  int dev = 0;
+  HOLA_CUDA_CHECK(cudaGetDevice(&dev));
+  HOLA_CUDA_CHECK(cudaDeviceGetAttribute(&m.sms, cudaDevAttrMultiProcessorCount, dev));
+  HOLA_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+template <class V, class I, class O>
+void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
+                            const SparseVectorView<V, I>& x, const Mask& mask, Output<V, I>& y,
+                            void* stream_ptr, bool validate) {
+  using namespace detail;
+  auto& m = *impl_;
+  cudaStream_t stream = cuda::as_stream(stream_ptr);
+  // Host-side checks (no device access).
+  if (!m.A.row_ptr && m.A.rows > 0)
+    fail(status::invalid_argument, "spmspv gpu: apply before setup");
+  if (op != Op::N && op != Op::T) fail(status::invalid_argument, "spmspv gpu: op must be N or T");
+  if (!is_valid_semiring(semiring)) fail(status::invalid_argument, "spmspv gpu: unknown semiring");
+  if (kernel != Kernel::matrix_direct && kernel != Kernel::matrix_balanced &&
+      kernel != Kernel::vector_direct && kernel != Kernel::vector_balanced)
+    fail(status::invalid_argument, "spmspv gpu: unknown kernel");
+  const bool matrix_kernel = kernel == Kernel::matrix_direct || kernel == Kernel::matrix_balanced;
+  const bool needs_at = matrix_kernel ? op == Op::T : op == Op::N;
+  if (needs_at && !m.has_at)
+    fail(status::invalid_argument, std::string("spmspv gpu: ") + kernel_name(kernel) + " with op " +
+                                       op_name(op) + " needs A^T (setup's At)");
+  const std::int64_t n_in = op == Op::N ? m.A.cols : m.A.rows;
+  const std::int64_t n_out = op == Op::N ? m.A.rows : m.A.cols;
+  if (x.size != n_in)
+    fail(status::size_mismatch, "spmspv gpu: x has size " + std::to_string(x.size) +
+                                    ", op(A) has " + std::to_string(n_in) + " columns");
+  if (y.size != n_out)
+    fail(status::size_mismatch, "spmspv gpu: y has size " + std::to_string(y.size) +
+                                    ", op(A) has " + std::to_string(n_out) + " rows");
+  if (mask.values && mask.size != n_out)
+    fail(status::size_mismatch, "spmspv gpu: mask size differs from y's");
+  if (!mask.values && mask.complement)
+    fail(status::invalid_argument, "spmspv gpu: complemented mask without mask values");
+  if (x.memory != Memory::device) fail(status::unsupported, "spmspv gpu: x must be on the device");
+  if (x.nnz < 0 || x.nnz > x.size) fail(status::invalid_argument, "spmspv gpu: bad nnz of x");
+  const bool bitmap = x.format == VectorFormat::bitmap;
+  if (!bitmap && x.format != VectorFormat::sorted && x.format != VectorFormat::unsorted)
+    fail(status::invalid_argument, "spmspv gpu: unknown vector format");
+  if (bitmap ? (x.size > 0 && (!x.bits || !x.values)) : (x.nnz > 0 && (!x.indices || !x.values)))
+    fail(status::invalid_argument, "spmspv gpu: x arrays are null");
+  if (y.format == OutputFormat::dense
+          ? (n_out > 0 && !y.dense)
+          : (y.capacity < 0 || (y.capacity > 0 && (!y.indices || !y.values))))
+    fail(status::invalid_argument, "spmspv gpu: y arrays are null");
+
+  auto* acc = static_cast<V*>(m.acc.get());
+  auto* flag = static_cast<int*>(m.flag.get());
+  auto* list = static_cast<I*>(m.list.get());
+  auto* counters = static_cast<unsigned long long*>(m.counters.get());  // [0] touched, [1] x
+  auto* err = static_cast<int*>(m.err.get());
+  auto* xbits = static_cast<std::uint32_t*>(m.xbits.get());
+  auto* xdense = static_cast<V*>(m.xdense.get());
+  auto* xlist = static_cast<I*>(m.xlist.get());
+  const int blocks_max = m.sms * 8;
+
+  // Accumulator at this semiring's identity (O(n) only when the semiring changes).
+  const V identity =
+      dispatch_semiring(semiring, [](auto ops) { return decltype(ops)::template identity<V>(); });
+  if (m.acc_semiring != static_cast<int>(semiring)) {
+    fill_kernel<<<grid_for(m.n_max, blocks_max), kBlock, 0, stream>>>(acc, m.n_max, identity);
+    HOLA_CUDA_CHECK_LAUNCH("fill");
+    m.acc_semiring = static_cast<int>(semiring);
+  }
+
+  // x: bitmap + dense values (matrix kernels, and validation of lists), list (vector kernels).
+  const std::uint32_t* xb = x.bits;
+  const V* xd = x.values;
+  HOLA_CUDA_CHECK(cudaMemsetAsync(err, 0, sizeof(int), stream));
+  HOLA_CUDA_CHECK(cudaMemsetAsync(counters + 1, 0, sizeof(unsigned long long), stream));
+  if (!bitmap && (matrix_kernel || validate)) {
+    HOLA_CUDA_CHECK(
+        cudaMemsetAsync(xbits, 0, static_cast<std::size_t>((n_in + 31) / 32) * 4, stream));
+    if (x.nnz > 0)
+      scatter_list_kernel<<<grid_for(x.nnz, blocks_max), kBlock, 0, stream>>>(
+          x.indices, x.values, x.nnz, n_in, x.format == VectorFormat::sorted, xbits, xdense, err);
+    HOLA_CUDA_CHECK_LAUNCH("scatter_list");
+    xb = xbits;
+    xd = xdense;
+  }
+  if (bitmap && validate && n_in > 0) {
+    bitmap_check_kernel<<<grid_for((n_in + 31) / 32, blocks_max), kBlock, 0, stream>>>(
+        x.bits, n_in, counters + 1, err);
+    HOLA_CUDA_CHECK_LAUNCH("bitmap_check");
+  }
+  if (validate) {
+    int e = 0;
+    unsigned long long popcount = 0;
+    HOLA_CUDA_CHECK(cudaMemcpyAsync(&e, err, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    HOLA_CUDA_CHECK(
+        cudaMemcpyAsync(&popcount, counters + 1, sizeof(popcount), cudaMemcpyDeviceToHost, stream));
+    HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (e & kErrRange)
+      fail(status::invalid_argument,
+           "spmspv gpu: x has an index outside [0, " + std::to_string(n_in) + ")");
+    if (e & (kErrOrder | kErrDuplicate))
+      fail(status::invalid_argument,
+           std::string("spmspv gpu: x has ") +
+               ((e & kErrDuplicate) ? "a duplicate index" : "indices out of order"));
+    if (e & kErrTail) fail(status::invalid_argument, "spmspv gpu: bitmap x has bits past its size");
+    if (bitmap && static_cast<std::int64_t>(popcount) != x.nnz)
+      fail(status::invalid_argument, "spmspv gpu: bitmap x has " + std::to_string(popcount) +
+                                         " bits set, nnz says " + std::to_string(x.nnz));
+  }
+  const I* x_idx = x.indices;
+  const V* x_val = x.values;
+  bool x_val_dense = false;
+  if (!matrix_kernel && bitmap) {
+    HOLA_CUDA_CHECK(cudaMemsetAsync(counters + 1, 0, sizeof(unsigned long long), stream));
+    if (n_in > 0)
+      bitmap_to_list_kernel<<<grid_for((n_in + 31) / 32, blocks_max), kBlock, 0, stream>>>(
+          x.bits, n_in, xlist, counters + 1);
+    HOLA_CUDA_CHECK_LAUNCH("bitmap_to_list");
+    x_idx = xlist;
+    x_val_dense = true;
+  }
+
+  MaskDev md{mask.values, mask.complement};
+  const CsrView<V, I, O>& M = (matrix_kernel == (op == Op::N)) ? m.A : m.At;
+  dispatch_semiring(semiring, [&](auto ops) {
+    using S = decltype(ops);
+    switch (kernel) {
+      case Kernel::matrix_direct:
+        if (M.rows > 0)
+          matrix_direct_kernel<S><<<grid_for(M.rows, blocks_max), kBlock, 0, stream>>>(
+              M.rows, M.row_ptr, M.col_idx, M.values, xb, xd, md, acc, flag, list, counters);
+        break;
+      case Kernel::matrix_balanced: {
+        constexpr int per = 16;
+        const std::int64_t threads = (M.nnz + per - 1) / per;
+        if (threads > 0)
+          matrix_balanced_kernel<S>
+              <<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock, 0, stream>>>(
+                  M.rows, M.nnz, per, M.row_ptr, M.col_idx, M.values, xb, xd, md, acc, flag, list,
+                  counters);
+        break;
+      }
+      case Kernel::vector_direct:
+        if (x.nnz > 0)
+          vector_direct_kernel<S><<<grid_for(x.nnz, blocks_max), kBlock, 0, stream>>>(
+              x.nnz, x_idx, x_val, x_val_dense, M.row_ptr, M.col_idx, M.values, md, acc, flag, list,
+              counters);
+        break;
+      case Kernel::vector_balanced: {
+        if (x.nnz == 0) break;
+        auto* len = static_cast<std::int64_t*>(m.lengths.get());
+        auto* start = static_cast<std::int64_t*>(m.start.get());
+        lengths_kernel<<<grid_for(x.nnz, blocks_max), kBlock, 0, stream>>>(x.nnz, x_idx, M.row_ptr,
+                                                                           len);
+        HOLA_CUDA_CHECK_LAUNCH("lengths");
+        // start[nx] = total: scan nx + 1 entries with a trailing 0.
+        HOLA_CUDA_CHECK(cudaMemsetAsync(len + x.nnz, 0, sizeof(std::int64_t), stream));
+        std::size_t tb = m.temp_bytes;
+        HOLA_CUDA_CHECK(
+            cub::DeviceScan::ExclusiveSum(m.temp.get(), tb, len, start, x.nnz + 1, stream));
+        vector_balanced_kernel<S>
+            <<<blocks_max, kBlock, 0, stream>>>(x.nnz, start, x_idx, x_val, x_val_dense, M.row_ptr,
+                                                M.col_idx, M.values, md, acc, flag, list, counters);
+        break;
+      }
+    }
+  });
+  HOLA_CUDA_CHECK_LAUNCH("spmspv kernel");
+
+  // Output.
+  if (y.format == OutputFormat::dense) {
+    if (n_out > 0) {
+      copy_kernel<<<grid_for(n_out, blocks_max), kBlock, 0, stream>>>(n_out, acc, y.dense);
+      HOLA_CUDA_CHECK_LAUNCH("copy");
+    }
+    reset_kernel<<<blocks_max, kBlock, 0, stream>>>(counters, list, acc, flag, identity);
+    HOLA_CUDA_CHECK_LAUNCH("reset");
+    HOLA_CUDA_CHECK(cudaMemsetAsync(counters, 0, sizeof(unsigned long long), stream));
+    y.nnz = -1;  // not counted (a dense y needs no synchronisation)
+    y.sorted = true;
+    return;
+  }
+  unsigned long long count = 0;
+  HOLA_CUDA_CHECK(cudaMemcpyAsync(&count, counters, sizeof(count), cudaMemcpyDeviceToHost, stream));
+  HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const std::int64_t c = static_cast<std::int64_t>(count);
+  const bool fits = c <= y.capacity;
+  const I* out_list = list;
+  if (fits && y.want_sorted && c > 1) {
+    std::size_t tb = m.temp_bytes;
+    HOLA_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(
+        m.temp.get(), tb, list, static_cast<I*>(m.sorted.get()), c, 0, bits_for<I>(n_out), stream));
+    out_list = static_cast<I*>(m.sorted.get());
+  }
+  if (fits && c > 0) {
+    gather_kernel<<<grid_for(c, blocks_max), kBlock, 0, stream>>>(c, out_list, acc, y.indices,
+                                                                  y.values);
+    HOLA_CUDA_CHECK_LAUNCH("gather");
+  }
+  reset_kernel<<<blocks_max, kBlock, 0, stream>>>(counters, list, acc, flag, identity);
+  HOLA_CUDA_CHECK_LAUNCH("reset");
+  HOLA_CUDA_CHECK(cudaMemsetAsync(counters, 0, sizeof(unsigned long long), stream));
+  if (!fits)
+    fail(status::invalid_argument, "spmspv gpu: y has " + std::to_string(c) +
+                                       " entries, capacity is " + std::to_string(y.capacity));
+  y.nnz = c;
+  y.sorted = y.want_sorted || c < 2;
+}
+
+}  // namespace hola::spmspv::gpu
