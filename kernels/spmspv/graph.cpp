@@ -17,7 +17,7 @@ BfsResult bfs(const CsrView<V, I, O>& A, std::int64_t root, const BfsOptions& op
   if (A.rows != A.cols)
     fail(status::size_mismatch, "bfs: the matrix must be square, it is " + std::to_string(A.rows) +
                                     " x " + std::to_string(A.cols));
-  validate_csr(A);
+  if (options.validate) validate_csr(A);
   const std::int64_t n = A.rows;
   if (root < 0 || root >= n)
     fail(status::invalid_argument,

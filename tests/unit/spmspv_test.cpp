@@ -788,6 +788,10 @@ TEST(SpmspvGraph, ParentCheckRejectsBrokenTrees) {
   bad[14] = 13;  // 13 -> 14 is an edge; 13 is at level 3, 14 at level 4: valid alternative parent
   EXPECT_EQ(check_bfs_parents(A, 0, bad), "");
   EXPECT_EQ(status_of([&] { bfs(A, 36); }), status::invalid_argument);
+  // A broken matrix is refused unless validation is turned off.
+  auto broken = g;
+  broken.col_idx[3] = 99;
+  EXPECT_EQ(status_of([&] { bfs(broken.view(), 0); }), status::invalid_csr);
   EXPECT_EQ(status_of([&] { bfs(gen::random_rect(5, 6, 2, 1).view(), 0); }), status::size_mismatch);
 }
 

@@ -1,0 +1,55 @@
+// Graph input shared by hola-bfs and hola-pagerank: a Matrix Market file or a Graph500-style
+// Kronecker (R-MAT) graph, optionally made undirected (A + A^T pattern, self-loops dropped).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hola/generators.hpp"
+#include "hola/matrix_market.hpp"
+
+namespace hola::demo {
+
+// Pattern of A + A^T without the diagonal, values 1.
+inline gen::Csr64 undirected(const gen::Csr64& m) {
+  std::vector<std::int64_t> deg(static_cast<std::size_t>(m.rows) + 1, 0);
+  for (std::int64_t r = 0; r < m.rows; ++r)
+    for (auto k = m.row_ptr[r]; k < m.row_ptr[r + 1]; ++k)
+      if (m.col_idx[k] != r) {
+        ++deg[r + 1];
+        ++deg[m.col_idx[k] + 1];
+      }
+  for (std::int64_t r = 0; r < m.rows; ++r) deg[r + 1] += deg[r];
+  std::vector<std::int64_t> cols(static_cast<std::size_t>(deg[m.rows]));
+  std::vector<std::int64_t> next(deg.begin(), deg.end() - 1);
+  for (std::int64_t r = 0; r < m.rows; ++r)
+    for (auto k = m.row_ptr[r]; k < m.row_ptr[r + 1]; ++k)
+      if (m.col_idx[k] != r) {
+        cols[next[r]++] = m.col_idx[k];
+        cols[next[m.col_idx[k]]++] = r;
+      }
+  gen::Csr64 s;
+  s.rows = s.cols = m.rows;
+  s.row_ptr.assign(1, 0);
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    auto b = cols.begin() + deg[r], e = cols.begin() + deg[r + 1];
+    std::sort(b, e);
+    e = std::unique(b, e);
+    for (auto it = b; it != e; ++it) s.col_idx.push_back(*it);
+    s.row_ptr.push_back(static_cast<std::int64_t>(s.col_idx.size()));
+  }
+  s.values.assign(s.col_idx.size(), 1.0);
+  return s;
+}
+
+// --matrix FILE, else --kronecker SCALE with `edge_factor`; `make_undirected` symmetrizes.
+inline gen::Csr64 load_graph(const std::string& file, int scale, int edge_factor,
+                             std::uint64_t seed, bool make_undirected) {
+  gen::Csr64 g = file.empty() ? gen::rmat(scale, edge_factor, seed)
+                              : read_matrix_market<double, std::int64_t, std::int64_t>(file);
+  return make_undirected ? undirected(g) : g;
+}
+
+}  // namespace hola::demo
