@@ -14,6 +14,7 @@
 #include "hola/batched.hpp"
 #include "hola/batched_generate.hpp"
 #include "hola/error.hpp"
+#include "hola/gpu_kernels.hpp"
 
 namespace {
 
@@ -89,6 +90,15 @@ int main(int argc, char** argv) {
   const hola::batched::Format fmt = format == "csr"   ? hola::batched::Format::csr
                                     : format == "coo" ? hola::batched::Format::coo
                                                       : hola::batched::Format::ell;
+#if defined(HOLA_ENABLE_CUDA)
+  const char* no_gpu = "no usable GPU";
+#else
+  const char* no_gpu = "this build has no CUDA";
+#endif
+  if (backend == "gpu" && !hola::gpu::gpu_available()) {
+    std::fprintf(stderr, "--backend gpu: %s\n", no_gpu);
+    return 2;
+  }
   try {
     const auto ms = hola::batched_cg::make_systems(systems, min_size, max_size, seed);
     std::int64_t n = 0, nnz = 0;
