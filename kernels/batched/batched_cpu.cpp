@@ -268,6 +268,8 @@ const char* kernel_name(Kernel k) {
       return "csr_scalar";
     case Kernel::csr_vector:
       return "csr_vector";
+    case Kernel::csr_smart:
+      return "csr_smart";
     case Kernel::coo:
       return "coo";
     case Kernel::ell:
@@ -277,11 +279,11 @@ const char* kernel_name(Kernel k) {
 }
 
 Kernel kernel_from_name(const std::string& name) {
-  for (Kernel k :
-       {Kernel::auto_select, Kernel::csr_scalar, Kernel::csr_vector, Kernel::coo, Kernel::ell})
+  for (Kernel k : {Kernel::auto_select, Kernel::csr_scalar, Kernel::csr_vector, Kernel::csr_smart,
+                   Kernel::coo, Kernel::ell})
     if (name == kernel_name(k)) return k;
-  fail(status::invalid_argument,
-       "batched: unknown kernel '" + name + "' (auto, csr_scalar, csr_vector, coo, ell)");
+  fail(status::invalid_argument, "batched: unknown kernel '" + name +
+                                     "' (auto, csr_scalar, csr_vector, csr_smart, coo, ell)");
 }
 
 bool kernel_supports(Kernel k, Format f) {
@@ -290,6 +292,7 @@ bool kernel_supports(Kernel k, Format f) {
       return true;
     case Kernel::csr_scalar:
     case Kernel::csr_vector:
+    case Kernel::csr_smart:
       return f == Format::csr || f == Format::csr_shared;
     case Kernel::coo:
       return f == Format::coo;

@@ -137,7 +137,7 @@ std::vector<Plan> plans_for(const batched::Features& f, Format format, std::size
   std::vector<Plan> out{batched::choose_plan(f, format, vbytes)};
   std::vector<Kernel> kernels;
   if (format == Format::csr || format == Format::csr_shared)
-    kernels = {Kernel::csr_scalar, Kernel::csr_vector};
+    kernels = {Kernel::csr_scalar, Kernel::csr_vector, Kernel::csr_smart};
   else
     kernels = {format == Format::coo ? Kernel::coo : Kernel::ell};
   for (Kernel k : kernels)

@@ -626,6 +626,12 @@ TEST(BatchedPlan, RuleFollowsFeatures) {
     EXPECT_EQ(e.code(), status::unsupported);
   }
   EXPECT_EQ(kernel_from_name("ell"), Kernel::ell);
+  EXPECT_EQ(kernel_from_name("csr_smart"), Kernel::csr_smart);
+  EXPECT_EQ(choose_plan(f, Format::csr_shared, 4, Kernel::csr_smart).kernel, Kernel::csr_smart);
+  EXPECT_FALSE(kernel_supports(Kernel::csr_smart, Format::ell));
+  for (Kernel k : {Kernel::auto_select, Kernel::csr_scalar, Kernel::csr_vector, Kernel::csr_smart,
+                   Kernel::coo, Kernel::ell})
+    EXPECT_EQ(kernel_from_name(kernel_name(k)), k);
   EXPECT_EQ(kernel_from_name("auto"), Kernel::auto_select);
   try {
     kernel_from_name("nope");

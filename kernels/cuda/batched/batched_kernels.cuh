@@ -115,6 +115,42 @@ __global__ __launch_bounds__(kMaxBlock) void csr_vector_kernel(CsrAccess<V, I> a
   }
 }
 
+// CSR / shared-pattern CSR, seed 004's CSR-smart: each matrix gets its own vector width W, the
+// smallest power of two >= its mean row length (1..32); a warp holds 32 / W vectors, one row
+// each. W is uniform in the group and the row loop is uniform in the warp (its bound depends on
+// the warp's first row only), so every lane reaches the segmented shuffles.
+template <bool Stage, class V, class I>
+__global__ __launch_bounds__(kMaxBlock) void csr_smart_kernel(CsrAccess<V, I> a, Scalars<V> s) {
+  const GroupPos p = group_pos(s.group_threads);
+  const bool active = p.b < s.count;
+  const V* xb = x_of<Stage>(a, s, p, active);
+  if (!active) return;
+  const std::int64_t m = a.rows(p.b);
+  if (m == 0) return;
+  const std::int64_t nnz = a.nnz(p.b);
+  const std::int64_t mean = (nnz + m - 1) / m;
+  int width = 1;
+  while (width < kWarp && width < mean) width *= 2;
+  const int warp = p.lane / kWarp, lane_in_warp = p.lane % kWarp;
+  const int vec = lane_in_warp / width, vl = lane_in_warp % width;
+  const std::int64_t rows_per_warp = kWarp / width;
+  const std::int64_t stride = static_cast<std::int64_t>(s.group_threads / kWarp) * rows_per_warp;
+  V* yb = s.y + a.y_offset(p.b);
+  const V* vals = a.values + a.value_base(p.b);
+  for (std::int64_t first = warp * rows_per_warp; first < m; first += stride) {
+    const std::int64_t r = first + vec;
+    V sum = V(0);
+    if (r < m) {
+      const std::int64_t k = a.row_ptr_index(p.b, r);
+      const std::int64_t p0 = a.row_ptr[k], p1 = a.row_ptr[k + 1];
+      for (std::int64_t q = p0 + vl; q < p1; q += width) sum += vals[q] * xb[a.col_idx[q]];
+    }
+    for (int off = width / 2; off > 0; off /= 2)
+      sum += __shfl_down_sync(kFullMask, sum, off, width);
+    if (r < m && vl == 0) yb[r] = combine<V>(s.alpha, sum, s.beta, yb + r);
+  }
+}
+
 // COO (rows sorted inside each matrix), one thread per row: the row's first entry by binary
 // search, then its run of entries in stored order.
 template <bool Stage, class V, class I>
@@ -206,14 +242,17 @@ void apply(const BatchView<V, I>& batch, const Plan& plan, V alpha, const V* x, 
   if (batch.count == 0 || batch.total_rows == 0) return;
 
   Scalars<V> s{alpha, beta, x, y, batch.count, plan.group_threads, plan.stage_cols};
-  if (plan.kernel == Kernel::csr_scalar || plan.kernel == Kernel::csr_vector) {
+  if (plan.kernel == Kernel::csr_scalar || plan.kernel == Kernel::csr_vector ||
+      plan.kernel == Kernel::csr_smart) {
     const CsrAccess<V, I> a(batch);
     using Fn = KernelFn<CsrAccess<V, I>, V>;
     Fn fn;
     if (plan.kernel == Kernel::csr_scalar)
       fn = plan.stage_x ? csr_scalar_kernel<true, V, I> : csr_scalar_kernel<false, V, I>;
-    else
+    else if (plan.kernel == Kernel::csr_vector)
       fn = plan.stage_x ? csr_vector_kernel<true, V, I> : csr_vector_kernel<false, V, I>;
+    else
+      fn = plan.stage_x ? csr_smart_kernel<true, V, I> : csr_smart_kernel<false, V, I>;
     launch(fn, a, s, plan, shared_bytes, stream);
   } else {
     const OffsetAccess<V, I> a(batch);

@@ -147,10 +147,13 @@ enum class Kernel {
   csr_vector = 2,  // csr / csr_shared: one warp per row, shuffle reduction
   coo = 3,         // coo: one thread per row, row start by binary search (rows sorted)
   ell = 4,         // ell: one thread per row, column-major slots
+  csr_smart = 5,   // csr / csr_shared: a vector of W lanes per row, W per matrix (seed 004's
+                   // CSR-smart: the power of two >= the matrix's mean row length, up to 32)
 };
 
 const char* kernel_name(Kernel k);
-// "auto", "csr_scalar", "csr_vector", "coo", "ell"; throws invalid_argument otherwise.
+// "auto", "csr_scalar", "csr_vector", "csr_smart", "coo", "ell"; throws invalid_argument
+// otherwise.
 Kernel kernel_from_name(const std::string& name);
 bool kernel_supports(Kernel k, Format f);
 

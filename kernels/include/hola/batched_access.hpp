@@ -49,6 +49,11 @@ struct CsrAccess {
   HOLA_BATCHED_HD std::int64_t row_ptr_index(std::int64_t b, std::int64_t r) const {
     return shared ? r : static_cast<std::int64_t>(row_off[b]) + r;
   }
+  // Stored entries of matrix b.
+  HOLA_BATCHED_HD std::int64_t nnz(std::int64_t b) const {
+    return shared ? shared_nnz
+                  : static_cast<std::int64_t>(row_ptr[row_off[b + 1]] - row_ptr[row_off[b]]);
+  }
   HOLA_BATCHED_HD std::int64_t value_base(std::int64_t b) const {
     return shared ? b * shared_nnz : 0;
   }

@@ -24,7 +24,7 @@ class BatchedOperator {
  public:
   // Validates the batch (a device batch's index arrays are copied to the host once for this;
   // values are never read here), computes its features and the GPU plan. kernel: "auto" or a
-  // GPU kernel name (csr_scalar, csr_vector, coo, ell), only for the gpu backend. Throws
+  // GPU kernel name (csr_scalar, csr_vector, csr_smart, coo, ell), only for the gpu backend. Throws
   // hola::error (invalid_argument, size_mismatch, invalid_csr, unsupported, no_device, cuda).
   // The arrays must stay valid and unchanged in structure while the operator is used; new
   // values in the same arrays need no new operator.
