@@ -3,6 +3,7 @@
 #include <new>
 #include <string>
 
+#include "c_api_support.hpp"
 #include "hola/error.hpp"
 #include "hola/gpu_kernels.hpp"
 #include "hola/hola.h"
@@ -65,32 +66,9 @@ struct TypedOperator final : AnyOperator {
   }
 };
 
-template <class V, class I>
-AnyOperator* make_with_offsets(hola_index_type o, hola::OperatorOptions opt) {
-  if (o == HOLA_INT32) return new TypedOperator<V, I, std::int32_t>(std::move(opt));
-  return new TypedOperator<V, I, std::int64_t>(std::move(opt));
-}
-template <class V>
-AnyOperator* make_with_indices(hola_index_type i, hola_index_type o, hola::OperatorOptions opt) {
-  if (i == HOLA_INT32) return make_with_offsets<V, std::int32_t>(o, std::move(opt));
-  return make_with_offsets<V, std::int64_t>(o, std::move(opt));
-}
-
 template <class F>
 hola_status guarded(F&& f) {
-  try {
-    f();
-    return HOLA_SUCCESS;
-  } catch (const hola::error& e) {
-    last_error = e.what();
-    return static_cast<hola_status>(e.code());
-  } catch (const std::bad_alloc&) {
-    last_error = "out of host memory";
-    return HOLA_OUT_OF_MEMORY;
-  } catch (const std::exception& e) {
-    last_error = e.what();
-    return HOLA_INTERNAL_ERROR;
-  }
+  return hola::c_api::guarded(last_error, std::forward<F>(f));
 }
 
 AnyOperator* get(hola_operator op) {
@@ -121,10 +99,11 @@ hola_status hola_operator_create(hola_operator* op, hola_value_type value_type,
     hola::OperatorOptions opt;
     opt.kernel = kernel ? kernel : "auto";
     opt.deterministic = deterministic != 0;
-    AnyOperator* any =
-        value_type == HOLA_FLOAT32
-            ? make_with_indices<float>(col_index_type, row_offset_type, std::move(opt))
-            : make_with_indices<double>(col_index_type, row_offset_type, std::move(opt));
+    AnyOperator* any = value_type == HOLA_FLOAT32
+                           ? hola::c_api::make_for_index_types<AnyOperator, TypedOperator, float>(
+                                 col_index_type, row_offset_type, std::move(opt))
+                           : hola::c_api::make_for_index_types<AnyOperator, TypedOperator, double>(
+                                 col_index_type, row_offset_type, std::move(opt));
     *op = reinterpret_cast<hola_operator>(any);
   });
 }

@@ -5,6 +5,7 @@
 #include <new>
 #include <string>
 
+#include "c_api_support.hpp"
 #include "hola/batched_operator.hpp"
 #include "hola/error.hpp"
 #include "hola/hola_batched.h"
@@ -62,19 +63,7 @@ AnyBatched* make(const hola_batched_desc& d, hola::BatchedBackend backend,
 
 template <class F>
 hola_status guarded(F&& f) {
-  try {
-    f();
-    return HOLA_SUCCESS;
-  } catch (const hola::error& e) {
-    batched_last_error = e.what();
-    return static_cast<hola_status>(e.code());
-  } catch (const std::bad_alloc&) {
-    batched_last_error = "out of host memory";
-    return HOLA_OUT_OF_MEMORY;
-  } catch (const std::exception& e) {
-    batched_last_error = e.what();
-    return HOLA_INTERNAL_ERROR;
-  }
+  return hola::c_api::guarded(batched_last_error, std::forward<F>(f));
 }
 
 AnyBatched* get(hola_batched op) {

@@ -3,6 +3,7 @@
 #include <new>
 #include <string>
 
+#include "c_api_support.hpp"
 #include "hola/error.hpp"
 #include "hola/hola_spmspv.h"
 #include "hola/spmspv_operator.hpp"
@@ -72,32 +73,9 @@ struct TypedSpmspv final : AnySpmspv {
   Algorithm last() const override { return op.last_algorithm(); }
 };
 
-template <class V, class I>
-AnySpmspv* make_offsets(hola_index_type o, hola::SpmspvOptions opt) {
-  if (o == HOLA_INT32) return new TypedSpmspv<V, I, std::int32_t>(std::move(opt));
-  return new TypedSpmspv<V, I, std::int64_t>(std::move(opt));
-}
-template <class V>
-AnySpmspv* make_indices(hola_index_type i, hola_index_type o, hola::SpmspvOptions opt) {
-  if (i == HOLA_INT32) return make_offsets<V, std::int32_t>(o, std::move(opt));
-  return make_offsets<V, std::int64_t>(o, std::move(opt));
-}
-
 template <class F>
 hola_status guarded(F&& f) {
-  try {
-    f();
-    return HOLA_SUCCESS;
-  } catch (const hola::error& e) {
-    spmspv_last_error = e.what();
-    return static_cast<hola_status>(e.code());
-  } catch (const std::bad_alloc&) {
-    spmspv_last_error = "out of host memory";
-    return HOLA_OUT_OF_MEMORY;
-  } catch (const std::exception& e) {
-    spmspv_last_error = e.what();
-    return HOLA_INTERNAL_ERROR;
-  }
+  return hola::c_api::guarded(spmspv_last_error, std::forward<F>(f));
 }
 
 AnySpmspv* get(hola_spmspv op) {
@@ -124,8 +102,10 @@ hola_status hola_spmspv_create(hola_spmspv* op, hola_value_type value_type,
     if (kernel) o.kernel = kernel;
     o.symmetric = symmetric != 0;
     AnySpmspv* p = value_type == HOLA_FLOAT32
-                       ? make_indices<float>(col_index_type, row_offset_type, o)
-                       : make_indices<double>(col_index_type, row_offset_type, o);
+                       ? hola::c_api::make_for_index_types<AnySpmspv, TypedSpmspv, float>(
+                             col_index_type, row_offset_type, o)
+                       : hola::c_api::make_for_index_types<AnySpmspv, TypedSpmspv, double>(
+                             col_index_type, row_offset_type, o);
     *op = reinterpret_cast<hola_spmspv>(p);
   });
 }
