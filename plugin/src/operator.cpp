@@ -12,6 +12,7 @@
 #include "hola/gpu_validate.hpp"
 #include "hola/registry.hpp"
 #include "hola/selector.hpp"
+#include "hola/structure_sample.hpp"
 #include "hola/validate.hpp"
 
 namespace hola {
@@ -44,6 +45,7 @@ struct Operator<V, I, O>::Impl {
   OperatorOptions options;
   CsrView<V, I, O> A{};
   StructureFingerprint key;
+  std::vector<std::int64_t> sample;  // structure_sample of the analysed arrays
   bool ready = false;
   SpmvKernelPtr<V, I, O> kernel_n;
   SpmvKernelPtr<V, I, O> kernel_t;  // null when kernel_n also does op T (or when none can)
@@ -86,7 +88,18 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
                               void* stream) {
   if (std::string msg = check_csr_shape(A); !msg.empty()) fail(status::invalid_argument, msg);
   const StructureFingerprint key = fingerprint(A, structure_version);
-  if (impl_->ready && key == impl_->key) {
+  // Version 0 promises nothing: arrays at the same addresses may hold another structure of the
+  // same sizes (freed and allocated again), so a sample of them must match too.
+  std::vector<std::int64_t> sample;
+  auto sample_of_A = [&]() -> const std::vector<std::int64_t>& {
+    if (sample.empty())
+      sample = A.memory == Memory::device
+                   ? gpu::structure_sample_device(A.row_ptr, A.col_idx, A.rows, A.nnz, stream)
+                   : structure_sample(A.row_ptr, A.col_idx, A.rows, A.nnz);
+    return sample;
+  };
+  if (impl_->ready && key == impl_->key &&
+      (structure_version != 0 || sample_of_A() == impl_->sample)) {
     // Same structure: new values only, no analysis.
     impl_->A.values = A.values;
     impl_->kernel_n->set_values(A.values);
@@ -96,8 +109,10 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
   // The Operator changes only when all three steps succeeded.
   analyze(A, stream);
   Prepared p = prepare(A, choose(A, stream), stream);
+  if (structure_version == 0) sample_of_A();
   impl_->A = A;
   impl_->key = key;
+  impl_->sample = std::move(sample);
   impl_->kernel_n = std::move(p.kernel_n);
   impl_->kernel_t = std::move(p.kernel_t);
   impl_->t_unavailable = std::move(p.t_unavailable);

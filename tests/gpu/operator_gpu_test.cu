@@ -238,6 +238,36 @@ TEST(OperatorGpu, SameStructureIsCachedAndNewValuesAreUsed) {
   EXPECT_TRUE(matches_reference(Op::N, 1.0, M.host.view(), x, 0.0, {}, dy.download()));
 }
 
+// Another structure of the same sizes written into the same device arrays, no structure
+// version: every kernel (auto too) must analyse again, not reuse what it kept of the old one.
+TEST(OperatorGpu, AnotherStructureAtTheSameAddressesIsAnalysedAgain) {
+  const gen::Csr64 first = gen::poisson3d(14, 14, 14);
+  const gen::Csr64 second = gen::random_with_nnz(first.rows, first.cols, first.nnz(), 5);
+  for (const KernelInfo& k : KernelRegistry::kernels()) {
+    if (k.memory != Memory::device) continue;
+    SCOPED_TRACE("kernel " + k.name);
+    PlacedMatrix<DeviceMemory, double, std::int32_t, std::int32_t> M(first);
+    OperatorOptions o;
+    o.kernel = k.name;
+    Operator<double, std::int32_t, std::int32_t> op(o);
+    op.setup(M.view());
+    const auto S = second.convert<double, std::int32_t, std::int32_t>();
+    M.row_ptr.upload(S.row_ptr);
+    M.col_idx.upload(S.col_idx);
+    M.values.upload(S.values);
+    M.host = S;
+    op.setup(M.view());
+    EXPECT_EQ(op.analysis_count(), 2u);
+    const std::vector<double> x = random_vector<double>(S.cols, 8);
+    DeviceMemory::Array<double> dx(S.cols), dy(S.rows);
+    dx.upload(x);
+    dy.upload(std::vector<double>(S.rows, std::numeric_limits<double>::quiet_NaN()));
+    op.apply(Op::N, 1.0, {dx.get(), S.cols}, 0.0, {dy.get(), S.rows});
+    DeviceMemory::sync();
+    EXPECT_TRUE(matches_reference(Op::N, 1.0, S.view(), x, 0.0, {}, dy.download()));
+  }
+}
+
 TEST(OperatorGpu, CApiOnDeviceMemory) {
   PlacedMatrix<DeviceMemory, double, std::int64_t, std::int64_t> M(
       gen::banded_normal(3000, 9, 30.0, 8));

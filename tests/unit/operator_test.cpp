@@ -1,6 +1,7 @@
 // hola::Operator on host memory: selection, caching, the apply contract and every bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -100,6 +101,29 @@ TEST_F(Fixture, FingerprintTellsAdaptersWhetherSetupWouldRedoTheAnalysis) {
   EXPECT_THROW(op.setup(bad, 9), hola::error);
   EXPECT_TRUE(op.is_set_up_for(key));
   EXPECT_EQ(op.analysis_count(), 1u);
+}
+
+TEST_F(Fixture, AnotherStructureAtTheSameAddressesIsAnalysedAgain) {
+  // The caller frees a matrix and builds the next one of the same sizes in the same arrays,
+  // without a structure version: the sample of row_ptr / col_idx differs, so no stale analysis.
+  hola::CsrMatrix<double, std::int32_t, std::int64_t> B = A;
+  Op64 op;
+  op.setup(B.view());
+  EXPECT_EQ(op.analysis_count(), 1u);
+  op.setup(B.view());  // the same structure again: values refreshed only
+  EXPECT_EQ(op.analysis_count(), 1u);
+  const auto C = hola::gen::random_with_nnz(500, 500, A.nnz(), 9)
+                     .convert<double, std::int32_t, std::int64_t>();
+  ASSERT_EQ(C.nnz(), B.nnz());
+  ASSERT_NE(C.row_ptr, B.row_ptr);
+  std::copy(C.row_ptr.begin(), C.row_ptr.end(), B.row_ptr.begin());
+  std::copy(C.col_idx.begin(), C.col_idx.end(), B.col_idx.begin());
+  std::copy(C.values.begin(), C.values.end(), B.values.begin());
+  op.setup(B.view());
+  EXPECT_EQ(op.analysis_count(), 2u);
+  std::vector<double> out(500, std::numeric_limits<double>::quiet_NaN());
+  op.apply(hola::Op::N, 1.0, {x.data(), 500}, 0.0, {out.data(), 500});
+  EXPECT_TRUE(hola::test::matches_reference(hola::Op::N, 1.0, C.view(), x, 0.0, y, out));
 }
 
 TEST_F(Fixture, BadInputIsRejectedAndChangesNothing) {

@@ -68,7 +68,9 @@ class Operator {
   // validation), choose (the kernel per op: auto's GPU features and trees), prepare (make and
   // set up the kernels; auto's fallbacks and setup race). The cache key is fingerprint(A,
   // structure_version): with the same key only the values pointer is refreshed (values may
-  // change freely).
+  // change freely). With structure_version 0 (no promise from the caller) a sample of row_ptr
+  // and col_idx must match the analysed one too (hola/structure_sample.hpp), so that another
+  // structure at the same addresses is analysed again.
   // Invalid input throws hola::error and leaves the Operator as it was. The analysis runs on
   // `stream` (a cudaStream_t; nullptr: the legacy default stream), so it is ordered after the
   // caller's own work that wrote the arrays on that stream; it synchronises that stream.
