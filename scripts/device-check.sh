@@ -12,6 +12,8 @@
 #   profile   Nsight Compute counters (DRAM bytes, L2 atomic sectors, issue activity) of the hola
 #             and cuSPARSE kernels on a 7-point and a 27-point stencil, N and T
 #   petsc     scripts/device-petsc.sh: PETSc 3.26 with CUDA, holaaijcusparse tests and solves
+#   tpetra    scripts/device-tpetra.sh: Trilinos 13.2 (Kokkos, Tpetra, Belos, Ifpack2) with CUDA
+#             from .carry/trilinos-src.tar.xz into build-trilinos/ (resumable), Hola's Tpetra targets
 #   selector  scripts/selector-device.sh: the kernel-selector corpus, training and evaluation
 # Logs and result files are written to LOGS (default ./device-out); when OUT is set (the device
 # tool), everything is also packed into $OUT/device-check.tgz and the summary copied to $OUT.
@@ -200,6 +202,20 @@ if want petsc; then
     status=1
   fi
   tail -30 "$LOGS/petsc.log" | tee -a "$SUMMARY"
+fi
+
+if want tpetra; then
+  # Resumable (build-trilinos/ is kept): exit 3 means the Trilinos build stopped at its time
+  # limit; run the stage again.
+  stage_start
+  OUT="$LOGS" bash scripts/device-tpetra.sh >> "$LOGS/tpetra.log" 2>&1
+  rc=$?
+  case $rc in
+    0) stage_end tpetra ok ;;
+    3) stage_end tpetra "Trilinos build not finished: run the stage again"; status=1 ;;
+    *) stage_end tpetra FAILED; status=1 ;;
+  esac
+  tail -30 "$LOGS/tpetra.log" | tee -a "$SUMMARY"
 fi
 
 if want selector; then

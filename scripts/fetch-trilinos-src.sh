@@ -6,7 +6,7 @@
 #    state and cache (the system's own mirror URI; /etc/apt is not changed, no root lists touched).
 # 2. The subset: top-level CMake files, cmake/, commonTools/, and packages/ kokkos,
 #    kokkos-kernels, teuchos, tpetra, belos, ifpack2 (Hola's tpetra_belos and tpetra tests need
-#    Ifpack2), without their test / example / perf / doc folders; Debian's own patches that touch
+#    Ifpack2), without their test / example / perf folders (doc/ stays: Belos adds it); Debian's own patches that touch
 #    the subset.
 # 3. The fixes for CUDA 13 and gcc 13 (docs/tpetra.md, "Building Tpetra with CUDA for the device
 #    check"); each one fails loudly when its pattern is not found.
@@ -48,14 +48,14 @@ src="$work/src"
 rm -rf "$src"
 mkdir -p "$src"
 tar -xzf "$orig" -C "$src" --wildcards --no-wildcards-match-slash \
-  "$top/*.cmake" "$top/CMakeLists.txt" "$top/Copyright.txt" "$top/LICENSE"
+  "$top/*.cmake" "$top/CMakeLists.txt" "$top/Copyright.txt" "$top/LICENSE" "$top/README"
 tar -xzf "$orig" -C "$src" "$top/cmake" "$top/commonTools" \
   "$top/packages/kokkos" "$top/packages/kokkos-kernels" "$top/packages/teuchos" \
   "$top/packages/tpetra" "$top/packages/belos" "$top/packages/ifpack2"
 t="$src/$top"
 find "$t/packages" -depth -type d \( -name test -o -name tests -o -name example -o -name examples \
   -o -name perf_test -o -name unit_test -o -name unit_tests -o -name performance_tests \
-  -o -name benchmarks -o -name doc -o -name test_common \) -exec rm -rf {} +
+  -o -name benchmarks -o -name test_common \) -exec rm -rf {} +
 # Debian's patches that touch the subset (the others are for stokhos and pliris).
 mkdir -p "$work/debian" && tar -xJf "$debtar" -C "$work/debian"
 for p in fix_kokkos_test_declarations.patch set_appropriate_soname.patch; do
