@@ -12,6 +12,9 @@
 #   profile   Nsight Compute counters (DRAM bytes, L2 atomic sectors, issue activity) of the hola
 #             and cuSPARSE kernels on a 7-point and a 27-point stencil, N and T
 #   petsc     scripts/device-petsc.sh: PETSc 3.26 with CUDA, holaaijcusparse tests and solves
+#   hypre     scripts/device-hypre.sh: HYPRE 3.x with CUDA (from .carry/hypre-src.tar.xz), the
+#             HYPRE adapter's tests and hypre_krylov on device memory; run it alone, again while
+#             it reports INCOMPLETE (the builds resume in build-hypre/)
 #   tpetra    scripts/device-tpetra.sh: Trilinos 13.2 (Kokkos, Tpetra, Belos, Ifpack2) with CUDA
 #             from .carry/trilinos-src.tar.xz into build-trilinos/ (resumable), Hola's Tpetra targets
 #   selector  scripts/selector-device.sh: the kernel-selector corpus, training and evaluation
@@ -216,6 +219,17 @@ if want tpetra; then
     *) stage_end tpetra FAILED; status=1 ;;
   esac
   tail -30 "$LOGS/tpetra.log" | tee -a "$SUMMARY"
+fi
+
+if want hypre; then
+  stage_start
+  OUT="$LOGS" bash scripts/device-hypre.sh >> "$LOGS/hypre.log" 2>&1
+  case $? in
+    0) stage_end hypre ok ;;
+    3) stage_end hypre "INCOMPLETE (time budget): run the hypre stage again"; status=1 ;;
+    *) stage_end hypre FAILED; status=1 ;;
+  esac
+  tail -30 "$LOGS/hypre.log" | tee -a "$SUMMARY"
 fi
 
 if want selector; then
