@@ -155,9 +155,15 @@ if want hola; then
   s=$(date +%s)
   export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   [ -x "$prefix/bin/nvcc_wrapper" ] && export OMPI_CXX="$prefix/bin/nvcc_wrapper"
+  # Trilinos' own C++ flags (-expt-extended-lambda, -arch=sm_90: KOKKOS_LAMBDA in Tpetra's
+  # headers needs the first) are not on its exported targets; TpetraConfig.cmake lists them.
+  tflags="$(sed -n 's/^set(Tpetra_CXX_FLAGS \[\[\(.*\)\]\])$/\1/p' \
+    "$prefix/lib/cmake/Tpetra/TpetraConfig.cmake" 2> /dev/null | xargs)"
+  echo "tpetra: Hola's C++ compiler ${HOLA_TPETRA_CXX:-mpicxx} (OMPI_CXX=$OMPI_CXX), flags: $tflags"
   {
     cmake -S . -B "$hola_build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_CUDA_ARCHITECTURES="$arch" -DCMAKE_CXX_COMPILER="${HOLA_TPETRA_CXX:-mpicxx}" \
+      -DCMAKE_CXX_FLAGS="${HOLA_TPETRA_CXX_FLAGS:-$tflags}" \
       -DCMAKE_PREFIX_PATH="$prefix" -DTpetra_DIR="$prefix/lib/cmake/Tpetra" \
       -DHOLA_WITH_TPETRA=ON -DHOLA_WITH_PETSC=OFF -DHOLA_WITH_HYPRE=OFF &&
       cmake --build "$hola_build" -j "$JOBS" --target tpetra_belos tpetra_hola_operator_test
