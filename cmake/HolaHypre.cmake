@@ -40,11 +40,14 @@ if(NOT HOLA_WITH_HYPRE STREQUAL "OFF")
       list(APPEND _hola_hypre_missing "the HYPRE library (libHYPRE)")
     endif()
   endif()
-  # The adapter needs HYPRE's internal headers (krylov.h, _hypre_parcsr_ls.h): solver structs.
+  # The adapter needs HYPRE's internal headers (the Krylov solver structs: krylov.h up to 2.x,
+  # _hypre_krylov.h from 3.0; _hypre_parcsr_ls.h).
   find_path(HOLA_HYPRE_INCLUDE_DIR NAMES _hypre_parcsr_ls.h
             HINTS ${_hola_hypre_includes} ${HYPRE_ROOT} ENV HYPRE_ROOT
             PATH_SUFFIXES include include/hypre hypre)
-  if(NOT HOLA_HYPRE_INCLUDE_DIR OR NOT EXISTS "${HOLA_HYPRE_INCLUDE_DIR}/krylov.h"
+  if(NOT HOLA_HYPRE_INCLUDE_DIR
+     OR NOT (EXISTS "${HOLA_HYPRE_INCLUDE_DIR}/krylov.h"
+             OR EXISTS "${HOLA_HYPRE_INCLUDE_DIR}/_hypre_krylov.h")
      OR NOT EXISTS "${HOLA_HYPRE_INCLUDE_DIR}/HYPRE_config.h")
     list(APPEND _hola_hypre_missing "HYPRE's headers with the internal ones (_hypre_parcsr_ls.h)")
   endif()

@@ -124,9 +124,6 @@ if [ "$(cat "$prefix/.hola-built" 2>/dev/null)" != "$hypre_key" ]; then
   cmake --install "$hbuild" >> "$OUT/hypre-build.log" 2>&1 || { note "HYPRE INSTALL FAILED"; exit 1; }
   echo "$hypre_key" > "$prefix/.hola-built"
 fi
-# HYPRE 3.x renamed krylov.h to _hypre_krylov.h; cmake/HolaHypre.cmake looks for krylov.h.
-[ -f "$prefix/include/krylov.h" ] || [ ! -f "$prefix/include/_hypre_krylov.h" ] ||
-  echo '#include "_hypre_krylov.h"' > "$prefix/include/krylov.h"
 grep -q "define HYPRE_USING_CUDA 1" "$prefix/include/HYPRE_config.h" ||
   { note "$prefix is not a HYPRE built with CUDA"; exit 1; }
 hypre_lib="$(ls "$prefix"/lib*/libHYPRE.so 2>/dev/null | head -1)"
