@@ -3,6 +3,7 @@
 // entry x second, whatever the op (N or T).
 #pragma once
 
+#include <cmath>
 #include <limits>
 
 #if defined(__CUDACC__)
@@ -81,7 +82,7 @@ template <>
 struct Ops<Semiring::min_first> {
   template <class T>
   static HOLA_SPMSPV_HD T identity() {
-    return std::numeric_limits<T>::infinity();
+    return static_cast<T>(HUGE_VALF);  // +inf; callable in device code (no host-only call)
   }
   template <class T>
   static HOLA_SPMSPV_HD T add(T a, T b) {
@@ -98,7 +99,7 @@ template <>
 struct Ops<Semiring::min_second> {
   template <class T>
   static HOLA_SPMSPV_HD T identity() {
-    return std::numeric_limits<T>::infinity();
+    return static_cast<T>(HUGE_VALF);  // +inf; callable in device code (no host-only call)
   }
   template <class T>
   static HOLA_SPMSPV_HD T add(T a, T b) {
