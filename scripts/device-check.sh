@@ -8,10 +8,16 @@
 #   scale     hola-stress --regressions --scale: every kernel x N/T x float/double at 10^8 rows,
 #             2^31+ nonzeros, 90 % empty rows, aspect 100, a 10^8-nonzero row (memory allowing)
 #   fuzz      hola-stress --fuzz $FUZZ_CASES (default 10000) random structures, seed $FUZZ_SEED
+#   setup     auto's setup cost: hola-bench --setup-reps 5 on six anchor matrices (up to 56 M
+#             nonzeros), auto without and with the race, cuSPARSE and hola (setup.json, setup.log)
 #   bench     hola-bench on the anchor matrices (docs/architecture.md) (BENCH_ARGS adds or overrides arguments)
 #   profile   Nsight Compute counters (DRAM bytes, L2 atomic sectors, issue activity) of the hola
 #             and cuSPARSE kernels on a 7-point and a 27-point stencil, N and T
 #   petsc     scripts/device-petsc.sh: PETSc 3.26 with CUDA, holaaijcusparse tests and solves
+#   tutorials scripts/device-petsc-tutorials.sh: wall time of PETSc's own tutorials (ksp ex45, ex2,
+#             snes ex19; 1 and 2 ranks, 2 GPUs where present) and of single products
+#             (petsc_matmult_calls), holaaijcusparse via -dll_append against aijcusparse
+#             (tutorials.json, tutorials.txt); builds PETSc like the petsc stage if not done yet
 #   hypre     scripts/device-hypre.sh: HYPRE 3.x with CUDA (from .carry/hypre-src.tar.xz), the
 #             HYPRE adapter's tests and hypre_krylov on device memory; run it alone, again while
 #             it reports INCOMPLETE (the builds resume in build-hypre/)
@@ -24,13 +30,14 @@
 # ../shared/matrices), HOLA_COMMIT (recorded in results; default: git rev-parse HEAD or
 # ./.carry/commit), BENCH_ARGS, CTEST_ARGS (extra ctest arguments), SANITIZE_TESTS
 # (the suites the sanitize stage runs; default all seven), SANITIZE_FUZZ (fuzzer matrices per
-# sanitizer tool, default 40), FUZZ_CASES, FUZZ_SEED.
+# sanitizer tool, default 40), SANITIZE_FUZZ_TOOLS (default: memcheck racecheck initcheck
+# synccheck), FUZZ_CASES, FUZZ_SEED.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$HOLA_ROOT"
 LOGS="${LOGS:-$HOLA_ROOT/device-out}"
 mkdir -p "$LOGS"
-BUILD="$HOLA_ROOT/build-device"
+BUILD="${HOLA_BUILD:-$HOLA_ROOT/build-device}"
 STRESS="$BUILD/tests/stress/hola-stress"
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(build test sanitize bench)
@@ -109,8 +116,12 @@ if want sanitize; then
       # 2026-11-21, H200, CUDA 13.0): vendor code we cannot change, so cuSPARSE gets memcheck only.
       [ "$tool" = racecheck ] && [ "$name" = cusparse_test ] && continue
       echo "== $tool $name" >> "$LOGS/sanitizer.log"
+      # Typed suites: the first type combination only; suites without types: all their tests.
+      filter='*/0.*:-*Capturable*'
+      "$t" --gtest_list_tests --gtest_filter="$filter" 2>/dev/null | grep -q '^  ' ||
+        filter='*:-*Capturable*'
       HOLA_TEST_REDUCED=1 timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 9 \
-        "$t" --gtest_filter='*/0.*:-*Capturable*' >> "$LOGS/sanitizer.log" 2>&1
+        "$t" --gtest_filter="$filter" >> "$LOGS/sanitizer.log" 2>&1
       rc=$?
       note "sanitize: $tool $name: exit $rc"
       [ $rc -eq 0 ] || status=1
@@ -118,14 +129,16 @@ if want sanitize; then
   done
   # The fuzzer's small random matrices under all four tools (racecheck and initcheck without
   # cuSPARSE and auto, which may pick it: vendor code, see above).
-  for tool in memcheck racecheck initcheck synccheck; do
+  for tool in ${SANITIZE_FUZZ_TOOLS:-memcheck racecheck initcheck synccheck}; do
     only=()
     case "$tool" in racecheck | initcheck)
       only=(--kernel hola merge light scalar vector vector-adaptive) ;;
     esac
     echo "== $tool hola-stress --fuzz ${SANITIZE_FUZZ:-40}" >> "$LOGS/sanitizer.log"
+    # --quick: one beta, one stream, one repeat per kernel and op (the sanitizers are slow).
     timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 "$STRESS" \
-      --fuzz "${SANITIZE_FUZZ:-40}" --seed 11 --no-shrink "${only[@]}" >> "$LOGS/sanitizer.log" 2>&1
+      --fuzz "${SANITIZE_FUZZ:-40}" --seed 11 --no-shrink --quick "${only[@]}" \
+      >> "$LOGS/sanitizer.log" 2>&1
     rc=$?
     note "sanitize: $tool hola-stress fuzz ${SANITIZE_FUZZ:-40}: exit $rc"
     [ $rc -eq 0 ] || status=1
@@ -154,6 +167,21 @@ if want fuzz; then
     status=1
   fi
   grep -E "^fuzz:|FAIL|shrunk|passed" "$LOGS/fuzz.log" | tail -40 | tee -a "$SUMMARY"
+fi
+
+if want setup; then
+  stage_start
+  : > "$LOGS/setup.log"
+  setup_ok=1
+  for race in "" --auto-race; do
+    "$BUILD/solvers_demo/hola-bench" --commit "$HOLA_COMMIT" --op N --reps 5 --warmup 1 \
+      --setup-reps 5 --no-progress --json "$LOGS/setup${race:+-race}.json" \
+      -m poisson3d:n=200 stencil27:n=128 rmat:scale=21,ef=16 circuit:rows=4000000,mean=4.4 \
+      banded:rows=1048576,per_row=22,sigma=1000 banded:rows=20000,per_row=10,sigma=50 \
+      -k auto cusparse hola $race >> "$LOGS/setup.log" 2>&1 || setup_ok=0
+  done
+  if [ $setup_ok = 1 ]; then stage_end setup ok; else stage_end setup FAILED; status=1; fi
+  grep -E "setup" "$LOGS/setup.log" | tail -40 | tee -a "$SUMMARY"
 fi
 
 if want bench; then
@@ -205,6 +233,18 @@ if want petsc; then
     status=1
   fi
   tail -30 "$LOGS/petsc.log" | tee -a "$SUMMARY"
+fi
+
+if want tutorials; then
+  # Exit 3: TUTORIAL_BUDGET_S ran out before every run (the summary covers those that ran).
+  stage_start
+  OUT="$LOGS" HOLA_PETSC_BUILD="$BUILD" bash scripts/device-petsc-tutorials.sh >> "$LOGS/tutorials.log" 2>&1
+  case $? in
+    0) stage_end tutorials ok ;;
+    3) stage_end tutorials "INCOMPLETE (TUTORIAL_BUDGET_S)"; status=1 ;;
+    *) stage_end tutorials FAILED; status=1 ;;
+  esac
+  if [ -f "$LOGS/tutorials.txt" ]; then tee -a "$SUMMARY" < "$LOGS/tutorials.txt"; else tail -30 "$LOGS/tutorials.log" | tee -a "$SUMMARY"; fi
 fi
 
 if want tpetra; then

@@ -26,6 +26,7 @@ struct AnyOperator {
   virtual std::size_t workspace_bytes() const = 0;
   virtual void multiply_add(const void* x, std::int64_t nx, const void* y, void* z, std::int64_t nz,
                             void* stream) = 0;
+  virtual void set_auto_race(bool on) = 0;
   std::string names[2];
 };
 
@@ -57,6 +58,7 @@ struct TypedOperator final : AnyOperator {
              hola::Vec<V>{static_cast<V*>(y_out), ny}, stream);
   }
   std::string kernel_name(hola::Op o) const override { return op.kernel_name(o); }
+  void set_auto_race(bool on) override { op.set_auto_trial(on); }
   std::size_t workspace_bytes() const override { return op.workspace_bytes(); }
   void multiply_add(const void* x, std::int64_t nx, const void* y, void* z, std::int64_t nz,
                     void* stream) override {
@@ -106,6 +108,10 @@ hola_status hola_operator_create(hola_operator* op, hola_value_type value_type,
                                  col_index_type, row_offset_type, std::move(opt));
     *op = reinterpret_cast<hola_operator>(any);
   });
+}
+
+hola_status hola_operator_set_auto_race(hola_operator op, int on) {
+  return guarded([&] { get(op)->set_auto_race(on != 0); });
 }
 
 hola_status hola_operator_setup_on_stream(hola_operator op, int64_t rows, int64_t cols, int64_t nnz,

@@ -52,6 +52,15 @@ struct Operator<V, I, O>::Impl {
   std::string t_unavailable;        // why op T cannot run (deterministic mode), else empty
   std::string reason;
   std::uint64_t analyses = 0;
+  std::shared_ptr<const KernelDecision> decision;  // of the last analysis
+  std::shared_ptr<const KernelDecision> adopted;   // handed over by reuse_decision
+  std::uint64_t taken_over = 0;
+
+  bool adopted_fits(const CsrView<V, I, O>& A) const {
+    return adopted && adopted->rows == A.rows && adopted->cols == A.cols && adopted->nnz == A.nnz &&
+           adopted->memory == A.memory && adopted->requested == options.kernel &&
+           adopted->deterministic == options.deterministic;
+  }
 
   SpmvKernel<V, I, O>* kernel_for(Op op) const {
     if (op == Op::T && !t_unavailable.empty()) fail(status::unsupported, t_unavailable);
@@ -65,6 +74,7 @@ struct Operator<V, I, O>::Prepared {
   SpmvKernelPtr<V, I, O> kernel_t;
   std::string t_unavailable;
   std::string reason;
+  std::string n_name, t_name;  // registry names of the kernels for N and T
 };
 
 template <class V, class I, class O>
@@ -108,8 +118,21 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
   }
   // The Operator changes only when all three steps succeeded.
   analyze(A, stream);
-  Prepared p = prepare(A, choose(A, stream), stream);
+  const bool takes_over = impl_->adopted_fits(A);
+  const KernelChoice choice = choose(A, stream);
+  Prepared p = prepare(A, choice, stream);
   if (structure_version == 0) sample_of_A();
+  auto decided = std::make_shared<KernelDecision>();
+  decided->rows = A.rows;
+  decided->cols = A.cols;
+  decided->nnz = A.nnz;
+  decided->memory = A.memory;
+  decided->requested = impl_->options.kernel;
+  decided->deterministic = impl_->options.deterministic;
+  decided->choice = choice;
+  decided->choice.n = {p.n_name, p.reason, {}};
+  decided->choice.t = {p.t_unavailable.empty() ? p.t_name : p.n_name, p.reason, {}};
+  impl_->decision = std::move(decided);
   impl_->A = A;
   impl_->key = key;
   impl_->sample = std::move(sample);
@@ -119,6 +142,7 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
   impl_->reason = std::move(p.reason);
   impl_->ready = true;
   ++impl_->analyses;
+  if (takes_over) ++impl_->taken_over;
 }
 
 template <class V, class I, class O>
@@ -149,6 +173,13 @@ void Operator<V, I, O>::analyze(const CsrView<V, I, O>& A, void* stream) const {
 
 template <class V, class I, class O>
 KernelChoice Operator<V, I, O>::choose(const CsrView<V, I, O>& A, void* stream) const {
+  if (impl_->adopted_fits(A)) {
+    KernelChoice c = impl_->adopted->choice;
+    c.n.reason = "taken over from a matrix with the same pattern (" + c.n.reason + ")";
+    c.t.reason = c.n.reason;
+    c.features_ms = 0;
+    return c;
+  }
   return select_kernels(impl_->options.kernel, A, stream);
 }
 
@@ -316,6 +347,8 @@ typename Operator<V, I, O>::Prepared Operator<V, I, O>::prepare(const CsrView<V,
 #endif
   out.kernel_n = std::move(kn);
   out.kernel_t = std::move(kt);
+  out.n_name = n_name;
+  out.t_name = t_name;
   return out;
 }
 
@@ -390,6 +423,24 @@ std::uint64_t Operator<V, I, O>::analysis_count() const {
 template <class V, class I, class O>
 const OperatorOptions& Operator<V, I, O>::options() const {
   return impl_->options;
+}
+template <class V, class I, class O>
+void Operator<V, I, O>::set_auto_trial(bool on) {
+  if (impl_->options.auto_trial == on) return;
+  impl_->options.auto_trial = on;
+  impl_->key = StructureFingerprint{};  // the next setup analyses again
+}
+template <class V, class I, class O>
+std::shared_ptr<const KernelDecision> Operator<V, I, O>::decision() const {
+  return impl_->decision;
+}
+template <class V, class I, class O>
+std::uint64_t Operator<V, I, O>::decisions_taken_over() const {
+  return impl_->taken_over;
+}
+template <class V, class I, class O>
+void Operator<V, I, O>::reuse_decision(std::shared_ptr<const KernelDecision> decision) {
+  impl_->adopted = std::move(decision);
 }
 
 #define HOLA_INSTANTIATE_OPERATOR(V, I, O) template class Operator<V, I, O>;

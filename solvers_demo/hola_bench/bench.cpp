@@ -79,7 +79,7 @@ double floor_bytes(std::int64_t rows, std::int64_t cols, std::int64_t nnz) {
 template <class V, class I, class O>
 class AutoKernel final : public SpmvKernel<V, I, O> {
  public:
-  AutoKernel() : op_(make_options()) {}
+  explicit AutoKernel(bool race) : op_(make_options(race)) {}
   std::string name() const override { return "auto"; }
   bool supports(Op) const override { return true; }
   bool deterministic() const override { return false; }
@@ -102,10 +102,11 @@ class AutoKernel final : public SpmvKernel<V, I, O> {
   std::string chosen(Op op) const { return op_.kernel_name(op); }
 
  private:
-  static OperatorOptions make_options() {
+  // As users get it (validation on), so that the setup time is theirs.
+  static OperatorOptions make_options(bool race) {
     OperatorOptions o;
     o.kernel = "auto";
-    o.validate = false;  // hola-bench's own matrices; validation is not what is timed
+    o.auto_trial = race;
     return o;
   }
   Operator<V, I, O> op_;
@@ -113,8 +114,8 @@ class AutoKernel final : public SpmvKernel<V, I, O> {
 };
 
 template <class V, class I, class O>
-SpmvKernelPtr<V, I, O> make_kernel(const KernelSpec& ks) {
-  if (ks.name == "auto") return std::make_unique<AutoKernel<V, I, O>>();
+SpmvKernelPtr<V, I, O> make_kernel(const KernelSpec& ks, const Settings& s) {
+  if (ks.name == "auto") return std::make_unique<AutoKernel<V, I, O>>(s.auto_race);
   return KernelRegistry::create<V, I, O>(ks.name, ks.options);
 }
 
@@ -225,13 +226,29 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
       const bool on_host = is_host_kernel(ks.name);
       row.floor_ms = on_host ? host_floor_ms : floor_ms;
       try {
-        auto kernel = make_kernel<V, I, O>(ks);
+        auto kernel = make_kernel<V, I, O>(ks, s);
         if (!kernel->supports(op)) {
           row.note = "op not supported";
           rows.push_back(row);
           continue;
         }
-        kernel->setup(on_host ? hv : dv, on_host ? nullptr : stream);
+        // Setup on the host clock up to a synchronised stream: what a caller waits for.
+        auto timed_setup = [&](SpmvKernel<V, I, O>& k) {
+          const auto t0 = std::chrono::steady_clock::now();
+          k.setup(on_host ? hv : dv, on_host ? nullptr : stream);
+          if (!on_host) BENCH_CUDA(cudaStreamSynchronize(stream));
+          return seconds_since(t0) * 1e3;
+        };
+        row.first_setup_ms = timed_setup(*kernel);
+        if (s.setup_reps > 0) {
+          std::vector<double> setups;
+          for (int r = 0; r < s.setup_reps; ++r) {
+            auto fresh = make_kernel<V, I, O>(ks, s);
+            setups.push_back(timed_setup(*fresh));
+          }
+          std::sort(setups.begin(), setups.end());
+          row.setup_ms = setups[setups.size() / 2];
+        }
         row.workspace_bytes = kernel->workspace_bytes();
         // Every run timed; the warm-up ones are dropped. A run over the cap ends the
         // measurement (when it was a warm-up run, it is the measurement). Not the first run:

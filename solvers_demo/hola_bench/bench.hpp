@@ -38,6 +38,11 @@ struct Settings {
   double time_cap_ms = 0;
   // Host copy bandwidth (GB/s): the floor of host kernels (0: not measured, no floor).
   double host_copy_gbs = 0;
+  // Setup cost: after the first setup of each kernel, this many more on fresh kernel objects,
+  // each timed on the host clock up to a synchronised stream (median in Row::setup_ms; 0: none).
+  int setup_reps = 0;
+  // "auto" with the setup race (OperatorOptions::auto_trial; off by default, as for users).
+  bool auto_race = false;
 };
 
 // True for kernels that run on host memory: registry kernels of Memory::host, and "auto" when
@@ -53,6 +58,10 @@ struct Row {
   double time_ms = 0, min_ms = 0, pct_floor = 0, speedup_vs_cusparse = 0, gbs = 0;
   double floor_ms = 0;
   int runs = 0;  // timed runs behind time_ms
+  // Setup wall time (ms): the first (lazy module loading included) and the median of
+  // Settings::setup_reps more (0 when not measured). For "auto": validation, features, the tree,
+  // the chosen kernels' setup (and the race when on).
+  double first_setup_ms = 0, setup_ms = 0;
   std::size_t workspace_bytes = 0;
   bool correct = false;
   std::string note;  // why a kernel was skipped or failed; what auto chose

@@ -153,6 +153,11 @@ int main(int argc, char** argv) {
   app.add_option("--csv", csv_path, "write results as CSV");
   app.add_option("--commit", commit, "git commit recorded in the results");
   app.add_flag("--no-check", no_check, "skip the comparison with the reference");
+  app.add_option("--setup-reps", settings.setup_reps,
+                 "also time this many fresh setups per kernel (median reported as setup_ms)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--auto-race", settings.auto_race,
+               "auto with the setup race (off by default, as in the Operator)");
   app.add_flag("--features-only", features_only,
                "only compute the selector's matrix features (on the GPU when there is one, else "
                "on the CPU) and write them");
@@ -315,11 +320,14 @@ int main(int argc, char** argv) {
             auto rows = hola::bench::run_matrix(m, prec, op_list, kernels, settings, copy_gbs,
                                                 checkers, mine);
             for (auto& p : mine) pending.push_back({p.row + all.size(), std::move(p.verdict)});
-            for (const auto& r : rows)
-              std::printf("%-16s %-6s %-2s %-22s %10lld %10.4f %7.1f%% %7.2fx %s\n",
+            for (const auto& r : rows) {
+              char setup[48] = "";
+              if (r.setup_ms > 0) std::snprintf(setup, sizeof setup, "setup %.3f ms; ", r.setup_ms);
+              std::printf("%-16s %-6s %-2s %-22s %10lld %10.4f %7.1f%% %7.2fx %s%s\n",
                           r.matrix.c_str(), r.precision.c_str(), r.op.c_str(), r.kernel.c_str(),
                           static_cast<long long>(r.nnz), r.time_ms, r.pct_floor,
-                          r.speedup_vs_cusparse, r.note.c_str());
+                          r.speedup_vs_cusparse, setup, r.note.c_str());
+            }
             std::fflush(stdout);
             all.insert(all.end(), rows.begin(), rows.end());
           }
@@ -385,6 +393,8 @@ int main(int argc, char** argv) {
                                 {"speedup_vs_cusparse", r.speedup_vs_cusparse},
                                 {"gbs", r.gbs},
                                 {"workspace_bytes", r.workspace_bytes},
+                                {"first_setup_ms", r.first_setup_ms},
+                                {"setup_ms", r.setup_ms},
                                 {"correct", r.correct},
                                 {"note", r.note}});
       std::ofstream(json_path) << j.dump(1) << "\n";

@@ -90,7 +90,9 @@ TEST(OperatorGpu, AutoFollowsTheSelectorOnGpuFeatures) {
   for (const NamedMatrix& m : cases) {
     SCOPED_TRACE(m.name);
     PlacedMatrix<DeviceMemory, double, std::int32_t, std::int32_t> M(m.A);
-    Operator<double, std::int32_t, std::int32_t> op;
+    OperatorOptions raced;
+    raced.auto_trial = true;
+    Operator<double, std::int32_t, std::int32_t> op(raced);
     op.setup(M.view());
     const auto host = M.host.view();
     const MatrixFeatures cpu = matrix_features(host.row_ptr, host.col_idx, host.rows, host.cols);
@@ -131,10 +133,47 @@ TEST(OperatorGpu, RacedAutoGivesCorrectProducts) {
       {"circuit 200k", gen::circuit(200000, 7, 0.3, 4, 50000, 3.0)},
       {"random 100k x 300k", gen::random_rect(100000, 300000, 6, 5)},
       {"rmat 16", gen::rmat(16, 8, 3)}};
+  OperatorOptions raced;
+  raced.auto_trial = true;
   for (const NamedMatrix& m : cases) {
-    check_operator<double, std::int32_t, std::int32_t>(m.name, m.A, OperatorOptions{});
-    check_operator<float, std::int32_t, std::int32_t>(m.name, m.A, OperatorOptions{});
-    check_operator<double, std::int32_t, std::int64_t>(m.name, m.A, OperatorOptions{});
+    check_operator<double, std::int32_t, std::int32_t>(m.name, m.A, raced);
+    check_operator<float, std::int32_t, std::int32_t>(m.name, m.A, raced);
+    check_operator<double, std::int32_t, std::int64_t>(m.name, m.A, raced);
+  }
+}
+
+// A duplicate on the GPU (same pattern, its own device arrays) takes over the first matrix's
+// kernels, raced or not, without features or race, and computes the right products.
+TEST(OperatorGpu, DuplicateTakesOverTheDecision) {
+  for (bool race : {false, true}) {
+    const gen::Csr64 A64 = gen::circuit(60000, 5, 0.3, 4, 20000, 3.0);
+    PlacedMatrix<DeviceMemory, double, std::int32_t, std::int32_t> M(A64), D(A64);
+    OperatorOptions o;
+    o.auto_trial = race;
+    Operator<double, std::int32_t, std::int32_t> first(o), dup(o);
+    first.setup(M.view(), 1);
+    dup.reuse_decision(first.decision());
+    dup.setup(D.view(), 1);
+    SCOPED_TRACE(dup.selection_reason());
+    EXPECT_NE(dup.selection_reason().find("taken over"), std::string::npos);
+    // No second race: the race's report, taken over with the decision, appears at most once.
+    EXPECT_EQ(dup.selection_reason().find("op N timed at setup"),
+              dup.selection_reason().rfind("op N timed at setup"));
+    for (Op op : {Op::N, Op::T}) EXPECT_EQ(dup.kernel_name(op), first.kernel_name(op));
+    const auto host = D.host.view();
+    for (Op op : {Op::N, Op::T}) {
+      const std::int64_t nx = op == Op::N ? host.cols : host.rows;
+      const std::int64_t ny = op == Op::N ? host.rows : host.cols;
+      const std::vector<double> x = random_vector<double>(nx, 11);
+      DeviceMemory::Array<double> dx(nx), dy(ny);
+      dx.upload(x);
+      dy.upload(std::vector<double>(static_cast<std::size_t>(ny),
+                                    std::numeric_limits<double>::quiet_NaN()));
+      dup.apply(op, 1.0, {dx.get(), nx}, 0.0, {nullptr, 0}, {dy.get(), ny});
+      DeviceMemory::sync();
+      EXPECT_TRUE(matches_reference(op, 1.0, host, x, 0.0, std::vector<double>(ny), dy.download()))
+          << "op " << op_name(op);
+    }
   }
 }
 
@@ -156,6 +195,7 @@ TEST(OperatorGpu, DeterministicAutoIsNotRaced) {
   PlacedMatrix<DeviceMemory, double, std::int32_t, std::int32_t> M(gen::poisson2d(200, 200));
   OperatorOptions o;
   o.deterministic = true;
+  o.auto_trial = true;  // asked for, and still not raced
   Operator<double, std::int32_t, std::int32_t> op(o);
   op.setup(M.view());
   EXPECT_EQ(op.selection_reason().find("timed at setup"), std::string::npos)

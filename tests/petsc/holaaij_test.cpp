@@ -515,7 +515,24 @@ PetscErrorCode Run() {
   PetscCall(HolaPetscIsAttached(D, &attached));
   PetscCall(Check(attached == PETSC_TRUE, "MatDuplicate keeps Hola", 0));
   PetscCall(Compare("MatDuplicate", D, R));
+  // The duplicate took over A's decision (same pattern) instead of computing features again.
+  PetscInt taken, taken_all;
+  PetscCall(HolaPetscGetDecisionsTakenOver(D, &taken));
+  PetscCall(SumAll(taken, &taken_all));
+  PetscCall(Check(taken_all > 0, "MatDuplicate takes over the decision", (double)taken_all));
   PetscCall(MatDestroy(&D));
+  {
+    // MatCopy with SAME_NONZERO_PATTERN into a matrix not yet multiplied: the same.
+    Mat C;
+    PetscCall(Create(test_type, n, &C));
+    PetscCall(Fill(C, n, 5.0, PETSC_FALSE));  // A's pattern, other values
+    PetscCall(MatCopy(A, C, SAME_NONZERO_PATTERN));
+    PetscCall(Compare("MatCopy", C, R));
+    PetscCall(HolaPetscGetDecisionsTakenOver(C, &taken));
+    PetscCall(SumAll(taken, &taken_all));
+    PetscCall(Check(taken_all > 0, "MatCopy takes over the decision", (double)taken_all));
+    PetscCall(MatDestroy(&C));
+  }
 
   PetscInt an0, an1, an2;
   PetscCall(Analyses(A, &an0));

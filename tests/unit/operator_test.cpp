@@ -10,6 +10,7 @@
 #include "hola/gpu_kernels.hpp"
 #include "hola/operator.hpp"
 #include "hola/registry.hpp"
+#include "hola/selector.hpp"
 #include "spmv_check.hpp"
 #include "status_of.hpp"
 
@@ -73,6 +74,59 @@ TEST_F(Fixture, SameStructureIsNotAnalysedAgain) {
   EXPECT_TRUE(hola::test::matches_reference(hola::Op::N, 1.0, v, x, 0.0, y, out));
   // A new structure version forces a new analysis.
   op.setup(A.view(), 8);
+  EXPECT_EQ(op.analysis_count(), 2u);
+}
+
+// A duplicate (same pattern, its own arrays) takes the first matrix's decision instead of
+// analysing again; a matrix of another shape, another kernel request or after the race was
+// switched on is analysed as usual.
+TEST_F(Fixture, DuplicateTakesOverTheDecision) {
+  Op64 first;
+  EXPECT_EQ(first.decision(), nullptr);
+  first.setup(A.view());
+  ASSERT_NE(first.decision(), nullptr);
+  EXPECT_EQ(first.decision()->choice.n.name, "cpu");
+  EXPECT_TRUE(first.decision()->choice.n.alternatives.empty());
+
+  const auto copy = A;  // same pattern, other arrays
+  Op64 dup;
+  dup.reuse_decision(first.decision());
+  dup.setup(copy.view());
+  EXPECT_NE(dup.selection_reason().find("taken over"), std::string::npos) << dup.selection_reason();
+  EXPECT_EQ(dup.kernel_name(hola::Op::N), first.kernel_name(hola::Op::N));
+  std::vector<double> out(500, std::numeric_limits<double>::quiet_NaN());
+  dup.apply(hola::Op::T, 1.0, {x.data(), 500}, 0.0, {out.data(), 500});
+  EXPECT_TRUE(hola::test::matches_reference(hola::Op::T, 1.0, A.view(), x, 0.0, y, out));
+
+  // Another shape: the decision does not apply.
+  const auto other =
+      hola::gen::banded_normal(400, 8, 20.0, 3).convert<double, std::int32_t, std::int64_t>();
+  Op64 different;
+  different.reuse_decision(first.decision());
+  different.setup(other.view());
+  EXPECT_EQ(different.selection_reason().find("taken over"), std::string::npos);
+
+  // Another kernel request: neither.
+  hola::OperatorOptions named;
+  named.kernel = "cpu";
+  Op64 by_name(named);
+  by_name.reuse_decision(first.decision());
+  by_name.setup(copy.view());
+  EXPECT_EQ(by_name.selection_reason().find("taken over"), std::string::npos);
+}
+
+TEST_F(Fixture, SwitchingTheRaceRedoesTheAnalysis) {
+  Op64 op;
+  EXPECT_FALSE(op.options().auto_trial);  // off by default (setup cost, reproducibility)
+  op.setup(A.view(), 1);
+  op.setup(A.view(), 1);
+  EXPECT_EQ(op.analysis_count(), 1u);
+  op.set_auto_trial(true);
+  EXPECT_TRUE(op.options().auto_trial);
+  op.setup(A.view(), 1);
+  EXPECT_EQ(op.analysis_count(), 2u);
+  op.set_auto_trial(true);  // no change: nothing to redo
+  op.setup(A.view(), 1);
   EXPECT_EQ(op.analysis_count(), 2u);
 }
 

@@ -34,8 +34,8 @@
 #define HOLA_HYPRE_VALUES_SUPPORTED 1
 #endif
 
-// Device matrices: HYPRE built with CUDA and Hola built with CUDA. Written against HYPRE 2.26's
-// headers; never built against a CUDA HYPRE nor run (Debian's HYPRE, the CI's, is CPU only).
+// Device matrices: HYPRE built with CUDA and Hola built with CUDA. Compiled against HYPRE 3.1.0
+// with CUDA (docs/hypre.md); Debian's HYPRE, the CI's, is CPU only.
 #if HOLA_HYPRE_VALUES_SUPPORTED && defined(HYPRE_USING_CUDA) && defined(HOLA_ENABLE_CUDA)
 #define HOLA_HYPRE_DEVICE 1
 #include <cuda_runtime_api.h>
@@ -282,10 +282,14 @@ void HolaHypreMatvec_s::setup_block(BlockOperator& op, hypre_CSRMatrix* block, H
   view.col_idx = reinterpret_cast<const Index*>(hypre_CSRMatrixJ(block));
   view.values = hypre_CSRMatrixData(block);
   view.memory = memory;
+  // Device blocks: a fixed non-zero version, so the cache key is the arrays and sizes alone and a
+  // product never reads a structure sample back (a copy and a synchronisation per product).
+  // HYPRE gives a block new arrays when it is assembled again; a structure rewritten in place in
+  // the same arrays needs the solver's Setup (docs/hypre.md).
   const std::uint64_t version =
       memory == hola::Memory::host
           ? host_fingerprint(hypre_CSRMatrixI(block), hypre_CSRMatrixNumRows(block))
-          : 0;
+          : 1;
   op.setup(view, version);
 }
 
@@ -368,7 +372,8 @@ HYPRE_Int HolaHypreMatvec_s::apply_in(const MemorySpace& space, Value alpha, hyp
              space.gather(x_data, comm_pkg, send_begin, send_count, cols, send_buffer.data()));
     if (code != 0) record(HYPRE_ERROR_GENERIC, space.scale(send_buffer.data(), send_count, 0));
   }
-  record(HYPRE_ERROR_GENERIC, space.finish_packing());
+  // Only a send buffer needs the stream drained (no neighbours to send to: no wait per product).
+  if (send_count > 0) record(HYPRE_ERROR_GENERIC, space.finish_packing());
   hypre_ParCSRCommHandle* exchange = nullptr;
   if (num_sends > 0 || num_recvs > 0)
     exchange = hypre_ParCSRCommHandleCreate_v2(1, comm_pkg, space.location(), send_buffer.data(),

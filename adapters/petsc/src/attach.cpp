@@ -13,6 +13,8 @@
 
 namespace hola_petsc {
 
+PetscLogEvent kSetupEvent = 0;
+
 namespace {
 
 constexpr const char* kCtxKey = "Hola_PetscCtx";
@@ -46,12 +48,49 @@ PetscErrorCode MpiProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, boo
 constexpr SeqOps kMpiOps = MakeOps<MpiProduct>("mpi");
 
 // ---- operations that must survive PETSc's resets ----
+// B has A's nonzero pattern (a duplicate, or a copy with SAME_NONZERO_PATTERN): B's operator
+// takes over A's decision rather than computing features again.
+PetscErrorCode InheritDecision(Ctx* from, Mat B) {
+  Ctx* to = nullptr;
+  PetscFunctionBegin;
+#if HOLA_PETSC_SCALAR_SUPPORTED
+  if (!from->op || !from->op->decision()) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(GetCtx(B, PETSC_FALSE, &to));
+  if (!to) PetscFunctionReturn(PETSC_SUCCESS);
+  to->inherited = from->op->decision();
+  if (to->op) to->op->reuse_decision(to->inherited);
+#else
+  (void)from;
+  (void)B;
+  (void)to;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode Duplicate(Mat A, MatDuplicateOption o, Mat* B) {
   Ctx* ctx;
   PetscFunctionBegin;
   PetscCall(GetAttachedCtx(A, &ctx));
   PetscCall(ctx->duplicate(A, o, B));
   PetscCall(Attach(*B, ctx->settings, *ctx->seq));
+  PetscCall(InheritDecision(ctx, *B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode Copy(Mat A, Mat B, MatStructure str) {
+  Ctx* ctx;
+  PetscFunctionBegin;
+  PetscCall(GetAttachedCtx(A, &ctx));
+  if (str == SAME_NONZERO_PATTERN) {
+    // MPI: PETSc copies block to block; B's blocks must carry our operations first (they are
+    // hooked lazily) so that each block's copy hands its decision over.
+    Ctx* to = nullptr;
+    PetscBool mpi;
+    PetscCall(GetCtx(B, PETSC_FALSE, &to));
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)B, MATMPIAIJ, &mpi));
+    if (to && to->seq && mpi) PetscCall(EnsureBlocks(B, to));
+  }
+  PetscCall(ctx->copy(A, B, str));
+  if (str == SAME_NONZERO_PATTERN) PetscCall(InheritDecision(ctx, B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 PetscErrorCode BindToCPU(Mat A, PetscBool flg) {
@@ -160,8 +199,9 @@ PetscErrorCode ReadSettings(Mat A, Settings* s) {
   s->deterministic = flg == PETSC_TRUE;
   flg = s->auto_race ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(PetscOptionsBool("-mat_hola_auto_race",
-                             "auto on the GPU: time the tree's pick, its runner-up and cuSPARSE at "
-                             "setup and keep the fastest",
+                             "auto on the GPU: also time the tree's pick, its runner-up and "
+                             "cuSPARSE at setup and keep the fastest (costs milliseconds per "
+                             "structure)",
                              "MatMult", flg, &flg, nullptr));
   s->auto_race = flg == PETSC_TRUE;
   flg = s->view ? PETSC_TRUE : PETSC_FALSE;
@@ -203,6 +243,7 @@ PetscErrorCode Attach(Mat A, const Settings& settings, const SeqOps& seq) {
   PetscCall(
       Swap<MultAddFn>(A, MATOP_MULT_TRANSPOSE_ADD, &ctx->multtransposeadd, ours.multtransposeadd));
   PetscCall(Swap<DupFn>(A, MATOP_DUPLICATE, &ctx->duplicate, Duplicate));
+  PetscCall(Swap<CopyFn>(A, MATOP_COPY, &ctx->copy, Copy));
   // CPU-only PETSc types have no bind-to-CPU op: then it stays unset.
   PetscCall(Swap<BindFn>(A, MATOP_BIND_TO_CPU, &ctx->bindtocpu, BindToCPU));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -226,8 +267,22 @@ void SetupOperator(Ctx* ctx, PetscInt rows, PetscInt cols, PetscInt nnz, const P
     o.deterministic = ctx->settings.deterministic;
     o.auto_trial = ctx->settings.auto_race;
     ctx->op = std::make_unique<HolaOperator>(o);
+    if (ctx->inherited) ctx->op->reuse_decision(ctx->inherited);
   }
-  ctx->op->setup(view, static_cast<std::uint64_t>(state), stream);
+  const auto version = static_cast<std::uint64_t>(state);
+  if (ctx->op->is_set_up_for(HolaOperator::fingerprint(view, version))) {
+    ctx->op->setup(view, version, stream);  // the values pointer only
+    return;
+  }
+  // A full analysis: logged as HolaSetup (a no-op unless PETSc's logging is on).
+  (void)PetscLogEventBegin(kSetupEvent, 0, 0, 0, 0);
+  try {
+    ctx->op->setup(view, version, stream);
+  } catch (...) {
+    (void)PetscLogEventEnd(kSetupEvent, 0, 0, 0, 0);
+    throw;
+  }
+  (void)PetscLogEventEnd(kSetupEvent, 0, 0, 0, 0);
 }
 
 std::string ApplyOperator(Ctx* ctx, hola::Op op, const ProductArrays& a, bool add, PetscInt nx,
@@ -292,6 +347,26 @@ PETSC_EXTERN PetscErrorCode HolaPetscGetStats(Mat A, PetscInt* kernel_calls, Pet
   if (kernel_calls) *kernel_calls = k;
   if (fallbacks) *fallbacks = f;
   if (analyses) *analyses = r;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_EXTERN PetscErrorCode HolaPetscGetDecisionsTakenOver(Mat A, PetscInt* taken_over) {
+  Mat blk[2] = {A, nullptr};
+  PetscBool mpi;
+  PetscInt n = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
+  if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], nullptr));
+  for (Mat b : blk) {
+    Ctx* ctx = nullptr;
+    if (!b) continue;
+    PetscCall(GetCtx(b, PETSC_FALSE, &ctx));
+#if HOLA_PETSC_SCALAR_SUPPORTED
+    if (ctx && ctx->op) n += (PetscInt)ctx->op->decisions_taken_over();
+#endif
+  }
+  *taken_over = n;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

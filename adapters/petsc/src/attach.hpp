@@ -8,6 +8,7 @@
 #include <string>
 
 #include "hola/operator.hpp"
+#include "hola/selector.hpp"
 #include "petsc_compat.hpp"
 
 namespace hola_petsc {
@@ -16,11 +17,16 @@ using MultFn = PetscErrorCode (*)(Mat, Vec, Vec);
 using MultAddFn = PetscErrorCode (*)(Mat, Vec, Vec, Vec);
 using DupFn = PetscErrorCode (*)(Mat, MatDuplicateOption, Mat*);
 using BindFn = PetscErrorCode (*)(Mat, PetscBool);
+using CopyFn = PetscErrorCode (*)(Mat, Mat, MatStructure);
+
+// The "HolaSetup" event of -log_view: a full analysis of a matrix structure (features, the
+// kernels' setup; the race when asked for). Registered by HolaPetscRegister.
+extern PetscLogEvent kSetupEvent;
 
 struct Settings {
   std::string kernel = "auto";
   bool deterministic = false;
-  bool auto_race = true;  // OperatorOptions::auto_trial
+  bool auto_race = false;  // OperatorOptions::auto_trial
   bool view = false;
 };
 
@@ -48,12 +54,16 @@ struct Ctx {
   MultAddFn multadd = nullptr, multtransposeadd = nullptr;
   DupFn duplicate = nullptr;
   BindFn bindtocpu = nullptr;
+  CopyFn copy = nullptr;
   const SeqOps* seq = nullptr;  // the backend; MPI matrices give it to their blocks
   Settings settings;
   bool viewed = false;
 #if HOLA_PETSC_SCALAR_SUPPORTED
   std::unique_ptr<HolaOperator> op;  // seq matrices only, made at the first product
 #endif
+  // The decision of the matrix this one was duplicated or copied from with the same pattern:
+  // op takes it over instead of analysing the structure again (Operator::reuse_decision).
+  std::shared_ptr<const hola::KernelDecision> inherited;
   // Device backend (holaaijcusparse): what one product looked up, reused by the next ones while
   // A's nonzero state and object state are those recorded here (the arrays, their count, op set
   // up for them), and while the current device context is the one recorded (its stream).

@@ -90,6 +90,7 @@ PETSC_EXTERN PetscErrorCode HolaPetscRegister(void) {
   PetscFunctionBegin;
   if (done) PetscFunctionReturn(PETSC_SUCCESS);
   done = PETSC_TRUE;
+  PetscCall(PetscLogEventRegister("HolaSetup", MAT_CLASSID, &hola_petsc::kSetupEvent));
   PetscCall(MatRegister(MATHOLAAIJ, hola_petsc::MatCreate_HolaAIJ));
 #if HOLA_PETSC_HAVE_CUDA
   PetscCall(hola_petsc::RegisterCUSPARSE());

@@ -53,6 +53,11 @@ typedef struct hola_operator_s* hola_operator;
 hola_status hola_operator_create(hola_operator* op, hola_value_type value_type,
                                  hola_index_type col_index_type, hola_index_type row_offset_type,
                                  const char* kernel, int deterministic);
+/* "auto" on the GPU: also time the decision tree's kernel, its runner-up and cuSPARSE at setup and
+ * keep the fastest (on: 1). Off by default: the race costs milliseconds to tens of milliseconds
+ * per structure, and its pick may differ between runs. Takes effect at the next setup, which
+ * then analyses the matrix again. */
+hola_status hola_operator_set_auto_race(hola_operator op, int on);
 /* Analysis, cached on (arrays, sizes, structure_version); same key: values refreshed only. */
 hola_status hola_operator_setup(hola_operator op, int64_t rows, int64_t cols, int64_t nnz,
                                 const void* row_ptr, const void* col_idx, const void* values,

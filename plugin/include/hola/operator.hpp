@@ -10,7 +10,8 @@
 
 namespace hola {
 
-struct KernelChoice;  // hola/selector.hpp
+struct KernelChoice;    // hola/selector.hpp
+struct KernelDecision;  // hola/selector.hpp
 
 // What identifies a matrix structure for reuse: the arrays, the sizes and a structure version
 // supplied by the adapter (PETSc's nonzero state, a Tpetra graph's, HYPRE's pattern). With an
@@ -38,9 +39,11 @@ struct OperatorOptions {
   // matrices). Sizes and pointers are always checked.
   bool validate = true;
   // "auto" on the GPU: time the tree's pick against its alternatives (the leaf's runner-up,
-  // cuSPARSE ALG1) for a few dozen applies at setup and keep the fastest. false: the tree's
+  // cuSPARSE ALG1) for a few dozen applies at setup and keep the fastest. Off by default: the
+  // race costs milliseconds to tens of milliseconds per structure (issue 15: setup must cost
+  // about as much as cuSPARSE's), and its choice can differ between runs. false: the tree's
   // pick as it is (the same kernel on every run). Never in deterministic mode.
-  bool auto_trial = true;
+  bool auto_trial = false;
   KernelOptions kernel_options{};  // tuning knobs passed to the kernel
 };
 
@@ -105,6 +108,18 @@ class Operator {
   // Times the analysis ran (a test of the cache).
   std::uint64_t analysis_count() const;
   const OperatorOptions& options() const;
+  // auto's setup race on or off (OperatorOptions::auto_trial); a change takes effect at the
+  // next setup, which then analyses the matrix again.
+  void set_auto_trial(bool on);
+
+  // The decision of the last analysis (null before setup), and a decision to take over: the
+  // next analysis of a matrix with the same rows, cols, nonzero count and memory, under the
+  // same kernel request and determinism, uses it instead of computing features (and racing).
+  // For matrices with the same pattern (a duplicate); the caller vouches for the pattern.
+  std::shared_ptr<const KernelDecision> decision() const;
+  void reuse_decision(std::shared_ptr<const KernelDecision> decision);
+  // Analyses that took over a decision instead of computing features (a test of the reuse).
+  std::uint64_t decisions_taken_over() const;
 
  private:
   struct Impl;

@@ -40,6 +40,19 @@ struct KernelChoice {
   double features_ms = 0.0;
 };
 
+// What an analysis decided for one matrix structure, shared with another Operator over a matrix
+// with the same pattern (PETSc's MatDuplicate / MatCopy with the same nonzero pattern): that
+// Operator takes `choice` (the kernels that ran after fallbacks and the race, without
+// alternatives) instead of computing features again. Only the kernels' own setup is redone, on
+// the new arrays.
+struct KernelDecision {
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  Memory memory = Memory::host;
+  std::string requested;  // OperatorOptions::kernel of the analysis
+  bool deterministic = false;
+  KernelChoice choice;
+};
+
 // Resolves `requested` for a matrix: host matrices always get "cpu"; "auto" on a device matrix
 // computes its features on the GPU once, on `stream` (setup time: gpu::device_matrix_features)
 // and applies select_device_kernel for each op. Other names are returned as they are, without

@@ -25,6 +25,11 @@ PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_holapetsc(void);
 PETSC_EXTERN PetscErrorCode HolaPetscGetStats(Mat A, PetscInt* kernel_calls, PetscInt* fallbacks,
                                               PetscInt* analyses);
 
+/* Analyses of A's local blocks that took over the decision of the matrix A was duplicated or
+   copied from (same nonzero pattern: MatDuplicate, MatCopy with SAME_NONZERO_PATTERN) instead of
+   computing matrix features again. */
+PETSC_EXTERN PetscErrorCode HolaPetscGetDecisionsTakenOver(Mat A, PetscInt* taken_over);
+
 /* True when A carries Hola's operations (holaaij, holaaijcusparse, their duplicates and
    blocks). */
 PETSC_EXTERN PetscErrorCode HolaPetscIsAttached(Mat A, PetscBool* attached);

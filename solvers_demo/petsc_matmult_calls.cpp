@@ -1,0 +1,233 @@
+// petsc_matmult_calls: the cost of one PETSc matrix product, call by call. Builds the 3D 7-point
+// Laplacian on an n x n x n grid (-n, default 22: about 10^4 rows; -n 215: about 10^7) with the
+// matrix type from the options (-mat_type aijcusparse, holaaijcusparse, aij, holaaij; vectors from
+// MatCreateVecs), times the first MatMult (setup included: the copy to the GPU, Hola's analysis,
+// cuSPARSE's buffers), runs -warmup products of each kind, then times -calls (default 1000)
+// back-to-back calls of each of MatMult, MatMultAdd, MatMultTranspose and MatMultTransposeAdd
+// with the wall clock around the loop and one synchronisation of PETSc's current device context
+// after it. Reports microseconds per call, the maximum over the ranks, as a line for people and a
+// "result: {...}" JSON line for scripts.
+//
+//   petsc_matmult_calls -n 215 -mat_type holaaijcusparse -calls 1000 -use_gpu_aware_mpi 0
+//
+// The Hola types are registered by the program itself (it links libholapetsc); every other PETSc
+// option works as usual (-mat_hola_kernel, -mat_hola_view, -log_view).
+#include <petscmat.h>
+#if defined(PETSC_HAVE_DEVICE)
+#include <petscdevice.h>
+#endif
+
+#include <chrono>
+
+#include "grid_problems.hpp"
+#include "hola/petsc.h"
+
+#if !PETSC_VERSION_GE(3, 19, 0)
+#define PETSC_SUCCESS 0
+#endif
+
+namespace {
+
+// Whether vector x lives on a device (the products then run asynchronously on a stream).
+PetscErrorCode OnDevice(Vec x, PetscBool* on_device) {
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)x, on_device, "seqcuda", "mpicuda", "seqhip",
+                                      "mpihip", "seqkokkos", "mpikokkos", ""));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Waits until everything queued on PETSc's current device context has run. Host products are
+// synchronous: nothing to wait for (and a PETSc built with CUDA on a machine without a GPU
+// cannot create a device context).
+PetscErrorCode Synchronize(PetscBool on_device) {
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_DEVICE)
+  if (on_device) {
+    PetscDeviceContext dctx;
+    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+    PetscCall(PetscDeviceContextSynchronize(dctx));
+  }
+#else
+  (void)on_device;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+using Clock = std::chrono::steady_clock;
+
+// Seconds since t0, maximum over the ranks.
+PetscErrorCode ElapsedMax(Clock::time_point t0, double* seconds) {
+  double local = std::chrono::duration<double>(Clock::now() - t0).count();
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(&local, seconds, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Assemble(PetscInt n, Mat* A) {
+  const PetscInt rows = n * n * n;
+  PetscInt rs, re;
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, rows, rows));
+  PetscCall(MatSetFromOptions(*A));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 7, nullptr));
+  PetscCall(MatMPIAIJSetPreallocation(*A, 7, nullptr, 6, nullptr));
+  PetscCall(MatGetOwnershipRange(*A, &rs, &re));
+  for (PetscInt r = rs; r < re; r++) {
+    PetscInt c[7], m = 0;
+    PetscScalar v[7];
+    hola::grid::poisson3d_row(n, r, [&](PetscInt col, double value) {
+      c[m] = col;
+      v[m++] = value;
+    });
+    PetscCall(MatSetValues(*A, 1, &r, m, c, v, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+enum Kind { kMult, kMultAdd, kMultTranspose, kMultTransposeAdd };
+const char* const kNames[] = {"MatMult", "MatMultAdd", "MatMultTranspose", "MatMultTransposeAdd"};
+const char* const kKeys[] = {"matmult_us", "matmultadd_us", "matmulttranspose_us",
+                             "matmulttransposeadd_us"};
+
+// x, w: column-sized (right) vectors; y, z: row-sized (left) ones.
+struct Vectors {
+  Vec x, y, z, w;
+};
+
+PetscErrorCode Apply(Kind kind, Mat A, const Vectors& v) {
+  PetscFunctionBegin;
+  switch (kind) {
+    case kMult:
+      PetscCall(MatMult(A, v.x, v.y));
+      break;
+    case kMultAdd:
+      PetscCall(MatMultAdd(A, v.x, v.y, v.z));  // z = y + A x
+      break;
+    case kMultTranspose:
+      PetscCall(MatMultTranspose(A, v.y, v.x));
+      break;
+    case kMultTransposeAdd:
+      PetscCall(MatMultTransposeAdd(A, v.y, v.x, v.w));  // w = x + A^T y
+      break;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Run() {
+  PetscInt n = 22, calls = 1000, warmup = 10;
+  Mat A;
+  MatType petsc_type;
+  Vectors v;
+  MatInfo info;
+  PetscMPIInt size;
+  PetscBool dev;
+  char type[64] = "aij";
+  double first = 0, per_call[4] = {0, 0, 0, 0};
+  Clock::time_point t0;
+
+  PetscFunctionBegin;
+  PetscOptionsBegin(PETSC_COMM_WORLD, nullptr, "petsc_matmult_calls: the cost of one product",
+                    nullptr);
+  PetscCall(
+      PetscOptionsInt("-n", "grid points per direction (rows: n^3)", nullptr, n, &n, nullptr));
+  PetscCall(PetscOptionsInt("-calls", "timed back-to-back calls of each product", nullptr, calls,
+                            &calls, nullptr));
+  PetscCall(PetscOptionsInt("-warmup", "untimed calls of each product before the timed ones",
+                            nullptr, warmup, &warmup, nullptr));
+  PetscCall(PetscOptionsString("-mat_type", "matrix type (read again by MatSetFromOptions)",
+                               nullptr, type, type, sizeof(type), nullptr));
+  PetscOptionsEnd();
+  PetscCheck(n > 0 && calls > 0 && warmup >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-n and -calls must be positive, -warmup not negative");
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+
+  PetscCall(Assemble(n, &A));
+  PetscCall(MatGetType(A, &petsc_type));
+  PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info));
+  PetscCall(MatCreateVecs(A, &v.x, &v.y));
+  PetscCall(VecDuplicate(v.y, &v.z));
+  PetscCall(VecDuplicate(v.x, &v.w));
+  PetscCall(OnDevice(v.x, &dev));
+  // Nonzero inputs (never time on zeros): x_i = 1 + (i mod 7) / 8.
+  {
+    PetscInt lo, hi;
+    PetscCall(VecGetOwnershipRange(v.x, &lo, &hi));
+    for (PetscInt i = lo; i < hi; i++)
+      PetscCall(VecSetValue(v.x, i, 1.0 + (PetscScalar)(i % 7) / 8, INSERT_VALUES));
+    PetscCall(VecAssemblyBegin(v.x));
+    PetscCall(VecAssemblyEnd(v.x));
+  }
+  PetscCall(VecSet(v.y, 0.5));
+  PetscCall(Synchronize(dev));
+
+  // The first product with everything it sets up.
+  PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+  t0 = Clock::now();
+  PetscCall(MatMult(A, v.x, v.y));
+  PetscCall(Synchronize(dev));
+  PetscCall(ElapsedMax(t0, &first));
+
+  for (int k = kMult; k <= kMultTransposeAdd; k++)
+    for (PetscInt i = 0; i < warmup; i++) PetscCall(Apply((Kind)k, A, v));
+  PetscCall(Synchronize(dev));
+
+  for (int k = kMult; k <= kMultTransposeAdd; k++) {
+    PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+    t0 = Clock::now();
+    for (PetscInt i = 0; i < calls; i++) PetscCall(Apply((Kind)k, A, v));
+    PetscCall(Synchronize(dev));
+    double seconds;
+    PetscCall(ElapsedMax(t0, &seconds));
+    per_call[k] = 1e6 * seconds / (double)calls;
+  }
+
+  // Hola's own counters where the matrix carries Hola's operations (products that went back to
+  // PETSc's own operation are fallbacks).
+  PetscBool attached = PETSC_FALSE;
+  PetscInt hola_calls = 0, fallbacks = 0, analyses = 0;
+  PetscCall(HolaPetscIsAttached(A, &attached));
+  if (attached) PetscCall(HolaPetscGetStats(A, &hola_calls, &fallbacks, &analyses));
+
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "%s (%s), %" PetscInt_FMT "^3 = %" PetscInt_FMT
+                        " rows, %.0f nonzeros, %d rank(s): first MatMult %.3f ms;",
+                        type, petsc_type, n, n * n * n, (double)info.nz_used, (int)size,
+                        1e3 * first));
+  for (int k = kMult; k <= kMultTransposeAdd; k++)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %s %.2f us", kNames[k], per_call[k]));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, " (per call, %" PetscInt_FMT " calls)\n", calls));
+  PetscCall(PetscPrintf(
+      PETSC_COMM_WORLD,
+      "result: {\"type\": \"%s\", \"petsc_type\": \"%s\", \"n\": %" PetscInt_FMT
+      ", \"rows\": %" PetscInt_FMT ", \"nnz\": %.0f, \"ranks\": %d, \"calls\": %" PetscInt_FMT
+      ", \"warmup\": %" PetscInt_FMT ", \"first_matmult_s\": %.6e",
+      type, petsc_type, n, n * n * n, (double)info.nz_used, (int)size, calls, warmup, first));
+  for (int k = kMult; k <= kMultTransposeAdd; k++)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", \"%s\": %.4f", kKeys[k], per_call[k]));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        ", \"hola_attached\": %s, \"hola_calls\": %" PetscInt_FMT
+                        ", \"hola_fallbacks\": %" PetscInt_FMT ", \"hola_analyses\": %" PetscInt_FMT
+                        "}\n",
+                        attached ? "true" : "false", hola_calls, fallbacks, analyses));
+
+  PetscCall(VecDestroy(&v.x));
+  PetscCall(VecDestroy(&v.y));
+  PetscCall(VecDestroy(&v.z));
+  PetscCall(VecDestroy(&v.w));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  PetscCall(PetscInitialize(&argc, &argv, nullptr,
+                            "petsc_matmult_calls: microseconds per PETSc matrix product\n"));
+  PetscCall(HolaPetscRegister());
+  PetscCall(Run());
+  PetscCall(PetscFinalize());
+  return 0;
+}
