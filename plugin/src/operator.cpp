@@ -31,6 +31,53 @@ const std::vector<std::string>& device_fallbacks() {
   return names;
 }
 
+// A kernel object for `name` that can do op on A's memory and index types (and
+// deterministically when asked), else null.
+template <class V, class I, class O>
+SpmvKernelPtr<V, I, O> usable_kernel(const std::string& name, Op op, Memory memory,
+                                     const OperatorOptions& opt) {
+  const KernelInfo* info = KernelRegistry::find(name);
+  if (!info || info->memory != memory) return nullptr;
+  if (!info->mixed_index_types && !std::is_same_v<I, O>) return nullptr;
+  auto k = KernelRegistry::create<V, I, O>(name, opt.kernel_options);
+  if (!k->supports(op) || (opt.deterministic && !k->deterministic())) return nullptr;
+  return k;
+}
+
+// Sets up k (registry name `name`) for A. auto: a candidate that cannot take this matrix
+// (cuSPARSE beyond 2^31 - 1 nonzeros, a kernel's row limit) gives way to the next device kernel,
+// noted in `reason`; a named kernel reports its error.
+template <class V, class I, class O>
+void set_up_or_fall_back(SpmvKernelPtr<V, I, O>& k, std::string& name, Op op,
+                         const CsrView<V, I, O>& A, const OperatorOptions& opt, std::string& reason,
+                         void* stream) {
+  try {
+    k->setup(A, stream);
+    return;
+  } catch (const error& e) {
+    if (opt.kernel != "auto" || A.memory != Memory::device || e.code() == status::out_of_memory ||
+        e.code() == status::cuda)
+      throw;
+    reason += "; " + name + " cannot take this matrix (" + e.what() + ")";
+  }
+  for (const std::string& fallback : device_fallbacks()) {
+    if (name == fallback) continue;
+    SpmvKernelPtr<V, I, O> other = usable_kernel<V, I, O>(fallback, op, A.memory, opt);
+    if (!other) continue;
+    try {
+      other->setup(A, stream);
+    } catch (const error& e) {
+      if (e.code() == status::out_of_memory || e.code() == status::cuda) throw;
+      continue;
+    }
+    reason += ", using " + fallback;
+    k = std::move(other);
+    name = fallback;
+    return;
+  }
+  fail(status::unsupported, "no device kernel can take this matrix: " + reason);
+}
+
 template <class V>
 bool overlaps(const V* a, std::int64_t na, const V* b, std::int64_t nb) {
   if (!a || !b || na <= 0 || nb <= 0) return false;
@@ -52,6 +99,9 @@ struct Operator<V, I, O>::Impl {
   std::string t_unavailable;        // why op T cannot run (deterministic mode), else empty
   std::string reason;
   std::uint64_t analyses = 0;
+  // kernel_t is made but set up only at the first product with op T (Prepared::t_deferred).
+  bool t_deferred = false;
+  std::string t_name;
   std::shared_ptr<const KernelDecision> decision;  // of the last analysis
   std::shared_ptr<const KernelDecision> adopted;   // handed over by reuse_decision
   std::uint64_t taken_over = 0;
@@ -75,6 +125,7 @@ struct Operator<V, I, O>::Prepared {
   std::string t_unavailable;
   std::string reason;
   std::string n_name, t_name;  // registry names of the kernels for N and T
+  bool t_deferred = false;     // kernel_t made but not set up yet
 };
 
 template <class V, class I, class O>
@@ -113,7 +164,7 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
     // Same structure: new values only, no analysis.
     impl_->A.values = A.values;
     impl_->kernel_n->set_values(A.values);
-    if (impl_->kernel_t) impl_->kernel_t->set_values(A.values);
+    if (impl_->kernel_t && !impl_->t_deferred) impl_->kernel_t->set_values(A.values);
     return;
   }
   // The Operator changes only when all three steps succeeded.
@@ -139,6 +190,8 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
   impl_->kernel_n = std::move(p.kernel_n);
   impl_->kernel_t = std::move(p.kernel_t);
   impl_->t_unavailable = std::move(p.t_unavailable);
+  impl_->t_deferred = p.t_deferred;
+  impl_->t_name = p.t_name;
   impl_->reason = std::move(p.reason);
   impl_->ready = true;
   ++impl_->analyses;
@@ -192,13 +245,8 @@ typename Operator<V, I, O>::Prepared Operator<V, I, O>::prepare(const CsrView<V,
   std::string& reason = out.reason;
   reason = choice.n.reason;
   if (choice.t.name != choice.n.name) reason += "; op T: " + choice.t.reason;
-  auto usable = [&](const std::string& name, Op op) -> SpmvKernelPtr<V, I, O> {
-    const KernelInfo* info = KernelRegistry::find(name);
-    if (!info || info->memory != A.memory) return nullptr;
-    if (!info->mixed_index_types && !std::is_same_v<I, O>) return nullptr;
-    auto k = KernelRegistry::create<V, I, O>(name, opt.kernel_options);
-    if (!k->supports(op) || (opt.deterministic && !k->deterministic())) return nullptr;
-    return k;
+  auto usable = [&](const std::string& name, Op op) {
+    return usable_kernel<V, I, O>(name, op, A.memory, opt);
   };
   // Returns the kernel for op and its registry name in `picked`.
   auto pick = [&](Op op, std::string& picked) -> SpmvKernelPtr<V, I, O> {
@@ -238,40 +286,18 @@ typename Operator<V, I, O>::Prepared Operator<V, I, O>::prepare(const CsrView<V,
   } else {
     t_name = n_name;
   }
-  // auto: a candidate that cannot take this matrix (cuSPARSE beyond 2^31 - 1 nonzeros, a
-  // kernel's row limit) gives way to the next device kernel; a named kernel reports its error.
-  auto set_up = [&](SpmvKernelPtr<V, I, O>& k, std::string& name, Op op) {
-    try {
-      k->setup(A, stream);
-      return;
-    } catch (const error& e) {
-      if (opt.kernel != "auto" || A.memory != Memory::device || e.code() == status::out_of_memory ||
-          e.code() == status::cuda)
-        throw;
-      reason += "; " + name + " cannot take this matrix (" + e.what() + ")";
-    }
-    for (const std::string& fallback : device_fallbacks()) {
-      if (name == fallback) continue;
-      SpmvKernelPtr<V, I, O> other = usable(fallback, op);
-      if (!other) continue;
-      try {
-        other->setup(A, stream);
-      } catch (const error& e) {
-        if (e.code() == status::out_of_memory || e.code() == status::cuda) throw;
-        continue;
-      }
-      reason += ", using " + fallback;
-      k = std::move(other);
-      name = fallback;
-      return;
-    }
-    fail(status::unsupported, "no device kernel can take this matrix: " + reason);
-  };
-  set_up(kn, n_name, Op::N);
-  if (kt) set_up(kt, t_name, Op::T);
+  const bool racing = opt.kernel == "auto" && opt.auto_trial && !opt.deterministic &&
+                      A.memory == Memory::device && A.nnz > 0;
+  set_up_or_fall_back(kn, n_name, Op::N, A, opt, reason, stream);
+  // A separate kernel for op T on the GPU is set up at the first product with op T (as PETSc's
+  // aijcusparse builds its transpose at the first MatMultTranspose): solvers that never
+  // transpose (CG, GMRES) do not pay for it. The race times it, so then it is set up now.
+  if (kt && (racing || A.memory != Memory::device))
+    set_up_or_fall_back(kt, t_name, Op::T, A, opt, reason, stream);
+  else if (kt)
+    out.t_deferred = true;
 #if defined(HOLA_ENABLE_CUDA)
-  if (opt.kernel == "auto" && opt.auto_trial && !opt.deterministic && A.memory == Memory::device &&
-      A.nnz > 0) {
+  if (racing) {
     // Race the tree's pick for each op against its alternatives on this matrix and keep the
     // fastest. Every kernel object is set up once (a kernel raced for op N also runs for op
     // T); the losers are freed at the end of this block.
@@ -389,6 +415,12 @@ void Operator<V, I, O>::apply(Op op, V alpha, ConstVec<V> x, V beta, ConstVec<V>
     fail(status::aliasing,
          "the input y partially overlaps the output: pass the same vector or "
          "disjoint ones");
+  if (op == Op::T && impl_->t_deferred) {
+    // Once per structure: the transpose kernel's setup (see prepare), on this product's stream.
+    set_up_or_fall_back(impl_->kernel_t, impl_->t_name, Op::T, impl_->A, impl_->options,
+                        impl_->reason, stream);
+    impl_->t_deferred = false;
+  }
   impl_->kernel_for(op)->apply(op, alpha, x.data, beta, reads_y ? y_in.data : nullptr, y_out.data,
                                stream);
 }
@@ -414,7 +446,7 @@ template <class V, class I, class O>
 std::size_t Operator<V, I, O>::workspace_bytes() const {
   if (!impl_->ready) return 0;
   return impl_->kernel_n->workspace_bytes() +
-         (impl_->kernel_t ? impl_->kernel_t->workspace_bytes() : 0);
+         (impl_->kernel_t && !impl_->t_deferred ? impl_->kernel_t->workspace_bytes() : 0);
 }
 template <class V, class I, class O>
 std::uint64_t Operator<V, I, O>::analysis_count() const {

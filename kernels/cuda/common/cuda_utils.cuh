@@ -77,6 +77,30 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
+// Setup-time scratch in stream order (cudaMallocAsync / cudaFreeAsync on `stream`): unlike
+// cudaFree, freeing it does not synchronise the whole device, so an analysis on the caller's
+// stream leaves other streams alone. Freed when it goes out of scope, after the work queued on
+// the stream (the caller synchronises before reading results anyway).
+class StreamScratch {
+ public:
+  StreamScratch(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
+    if (bytes > 0) HOLA_CUDA_CHECK(cudaMallocAsync(&ptr_, bytes, stream));
+  }
+  ~StreamScratch() {
+    if (ptr_) cudaFreeAsync(ptr_, stream_);
+  }
+  StreamScratch(const StreamScratch&) = delete;
+  StreamScratch& operator=(const StreamScratch&) = delete;
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  cudaStream_t stream_;
+};
+
 // Properties of the current device, read once per process and device.
 struct DeviceInfo {
   int device = 0;

@@ -51,7 +51,7 @@ T fetch(const T* p, std::int64_t i, cudaStream_t s) {
 template <class V, class I, class O>
 std::string check_csr_device(const CsrView<V, I, O>& A, void* stream) {
   cudaStream_t s = cuda::as_stream(stream);
-  cuda::DeviceBuffer flags(2 * sizeof(unsigned long long));
+  cuda::StreamScratch flags(2 * sizeof(unsigned long long), s);
   auto* f = flags.as<unsigned long long>();
   HOLA_CUDA_CHECK(cudaMemsetAsync(f, 0xff, 2 * sizeof(unsigned long long), s));
   const unsigned threads = 256;

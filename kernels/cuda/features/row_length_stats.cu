@@ -119,7 +119,7 @@ RowLengthStats stats_with(const O* row_ptr, std::int64_t rows, std::int64_t cols
       LengthSums{}, stream));
   const std::size_t key_bytes = align_up(static_cast<std::size_t>(rows) * sizeof(K));
   const std::size_t temp_bytes = align_up(sort_bytes > reduce_bytes ? sort_bytes : reduce_bytes);
-  cuda::DeviceBuffer scratch(2 * key_bytes + temp_bytes + sizeof(LengthSums));
+  cuda::StreamScratch scratch(2 * key_bytes + temp_bytes + sizeof(LengthSums), stream);
   char* base = scratch.as<char>();
   keys = cub::DoubleBuffer<K>(reinterpret_cast<K*>(base), reinterpret_cast<K*>(base + key_bytes));
   auto* d_sums = reinterpret_cast<LengthSums*>(base + 2 * key_bytes + temp_bytes);

@@ -107,7 +107,7 @@ StructureStats device_structure_stats(const O* row_ptr, const I* col_idx, std::i
                                                        AddSums{}, per_nonzero, zero, s));
   const std::size_t temp_bytes =
       ((group_bytes > nonzero_bytes ? group_bytes : nonzero_bytes) + 255) / 256 * 256;
-  cuda::DeviceBuffer scratch(temp_bytes + 2 * sizeof(StructureSums));
+  cuda::StreamScratch scratch(temp_bytes + 2 * sizeof(StructureSums), s);
   char* temp = scratch.as<char>();
   auto* d_sums = reinterpret_cast<StructureSums*>(temp + temp_bytes);
   std::size_t bytes = temp_bytes;

@@ -83,6 +83,10 @@ class Operator {
   // y_out = alpha op(A) x + beta y_in. beta == 0 never reads y_in. y_in may be y_out (or
   // null when beta == 0); x must not overlap y_out. No allocation, no host<->device copy, no
   // device synchronisation; runs on `stream` (a cudaStream_t, ignored for host matrices).
+  // One exception, once per structure: when op T needs a kernel of its own on the GPU (auto
+  // chose another kernel for T, or the kernel for N cannot transpose), that kernel is set up
+  // at the first product with op T (allocation included), not at setup, so that solvers
+  // which never transpose do not pay for it.
   void apply(Op op, V alpha, ConstVec<V> x, V beta, ConstVec<V> y_in, Vec<V> y_out,
              void* stream = nullptr);
   // In place: y = alpha op(A) x + beta y.
