@@ -15,6 +15,7 @@ Command line:
 The last one is the summary of scripts/device-petsc-tutorials.sh; it exits with 1 when a run
 failed or the two matrix types' iteration counts differ.
 """
+
 import argparse
 import json
 import re
@@ -30,7 +31,8 @@ _NUM = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|inf|nan)"
 # name, count (max), count ratio, time (max), time ratio, flop (max), flop ratio, the rest.
 _EVENT = re.compile(
     r"^(?P<name>\S.*?)\s+(?P<count>\d+)\s+(?P<count_ratio>%s)\s+(?P<time>%s|n/a)"
-    r"\s+(?P<time_ratio>%s|n/a)\s+(?P<flop>%s)\s+(?P<flop_ratio>%s)\s+(?P<rest>.*)$" % ((_NUM,) * 5)
+    r"\s+(?P<time_ratio>%s|n/a)\s+(?P<flop>%s)\s+(?P<flop_ratio>%s)\s+(?P<rest>.*)$"
+    % ((_NUM,) * 5)
 )
 # The columns after the flop ratio, in the order PETSc prints them; the GPU ones only where
 # PETSc was built with a device.
@@ -214,7 +216,9 @@ def run_metrics(stdout_text, log_view_text, wall_s=None):
         seconds = e["time_s"] if e else 0.0
         out[key + "_count"] = count
         out[key + "_s"] = seconds
-        out[key + "_us_per_call"] = 1e6 * seconds / count if count and seconds is not None else None
+        out[key + "_us_per_call"] = (
+            1e6 * seconds / count if count and seconds is not None else None
+        )
     for name in list(SETUP_EVENTS) + sorted(n for n in events if n.startswith("Hola")):
         if name in events:
             out["setup_s"][name] = events[name]["time_s"]
@@ -408,12 +412,16 @@ def summarize_tutorials(cases, runs, meta, types=None, allow_missing=False):
                     )
                     per_it = {}
                     for t in (hola, base):
-                        its = [sum(m["linear_iterations"]) for m in entry["runs"][t] if m["rc"] == 0]
+                        its = [
+                            sum(m["linear_iterations"]) for m in entry["runs"][t] if m["rc"] == 0
+                        ]
                         solve = entry["median"].get(t, {}).get("solve_s")
                         if its and solve:
                             per_it[t] = solve / sorted(its)[len(its) // 2]
                     if len(per_it) == 2:
-                        entry["ratio"]["solve_s_per_iteration"] = _ratio(per_it[hola], per_it[base])
+                        entry["ratio"]["solve_s_per_iteration"] = _ratio(
+                            per_it[hola], per_it[base]
+                        )
                 else:
                     ok = False
                     out["failures"].append(f"{name}: iteration counts differ")

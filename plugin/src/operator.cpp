@@ -1,6 +1,7 @@
 #include "hola/operator.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <sstream>
 #include <utility>
@@ -105,6 +106,7 @@ struct Operator<V, I, O>::Impl {
   std::shared_ptr<const KernelDecision> decision;  // of the last analysis
   std::shared_ptr<const KernelDecision> adopted;   // handed over by reuse_decision
   std::uint64_t taken_over = 0;
+  SetupTimes times;  // of the last analysis
 
   bool adopted_fits(const CsrView<V, I, O>& A) const {
     return adopted && adopted->rows == A.rows && adopted->cols == A.cols && adopted->nnz == A.nnz &&
@@ -168,10 +170,21 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
     return;
   }
   // The Operator changes only when all three steps succeeded.
+  using Clock = std::chrono::steady_clock;
+  const auto ms_since = [](Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  };
+  SetupTimes times;
+  auto t0 = Clock::now();
   analyze(A, stream);
+  times.analyze_ms = ms_since(t0);
   const bool takes_over = impl_->adopted_fits(A);
+  t0 = Clock::now();
   const KernelChoice choice = choose(A, stream);
+  times.choose_ms = ms_since(t0);
+  t0 = Clock::now();
   Prepared p = prepare(A, choice, stream);
+  times.prepare_ms = ms_since(t0);
   if (structure_version == 0) sample_of_A();
   auto decided = std::make_shared<KernelDecision>();
   decided->rows = A.rows;
@@ -196,6 +209,7 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
   impl_->ready = true;
   ++impl_->analyses;
   if (takes_over) ++impl_->taken_over;
+  impl_->times = times;
 }
 
 template <class V, class I, class O>
@@ -469,6 +483,10 @@ std::shared_ptr<const KernelDecision> Operator<V, I, O>::decision() const {
 template <class V, class I, class O>
 std::uint64_t Operator<V, I, O>::decisions_taken_over() const {
   return impl_->taken_over;
+}
+template <class V, class I, class O>
+SetupTimes Operator<V, I, O>::last_setup_times() const {
+  return impl_->times;
 }
 template <class V, class I, class O>
 void Operator<V, I, O>::reuse_decision(std::shared_ptr<const KernelDecision> decision) {

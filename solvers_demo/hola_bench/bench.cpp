@@ -100,6 +100,7 @@ class AutoKernel final : public SpmvKernel<V, I, O> {
               Vec<V>{y_out, ny}, stream);
   }
   std::string chosen(Op op) const { return op_.kernel_name(op); }
+  SetupTimes setup_times() const { return op_.last_setup_times(); }
 
  private:
   // As users get it (validation on), so that the setup time is theirs.
@@ -242,12 +243,21 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
         row.first_setup_ms = timed_setup(*kernel);
         if (s.setup_reps > 0) {
           std::vector<double> setups;
+          std::vector<SetupTimes> steps;
           for (int r = 0; r < s.setup_reps; ++r) {
             auto fresh = make_kernel<V, I, O>(ks, s);
             setups.push_back(timed_setup(*fresh));
+            if (auto* a = dynamic_cast<AutoKernel<V, I, O>*>(fresh.get()))
+              steps.push_back(a->setup_times());
           }
-          std::sort(setups.begin(), setups.end());
-          row.setup_ms = setups[setups.size() / 2];
+          // The steps of the run with the median total.
+          std::vector<std::size_t> order(setups.size());
+          for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+          std::sort(order.begin(), order.end(),
+                    [&](std::size_t a, std::size_t b) { return setups[a] < setups[b]; });
+          const std::size_t median = order[order.size() / 2];
+          row.setup_ms = setups[median];
+          if (!steps.empty()) row.setup_steps = steps[median];
         }
         row.workspace_bytes = kernel->workspace_bytes();
         // Every run timed; the warm-up ones are dropped. A run over the cap ends the

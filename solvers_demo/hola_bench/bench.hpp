@@ -16,6 +16,7 @@
 
 #include "hola/features.hpp"
 #include "hola/generators.hpp"
+#include "hola/operator.hpp"
 #include "hola/spmv_kernel.hpp"
 
 namespace hola::bench {
@@ -62,6 +63,7 @@ struct Row {
   // Settings::setup_reps more (0 when not measured). For "auto": validation, features, the tree,
   // the chosen kernels' setup (and the race when on).
   double first_setup_ms = 0, setup_ms = 0;
+  SetupTimes setup_steps;  // "auto": the Operator's steps in the run behind setup_ms
   std::size_t workspace_bytes = 0;
   bool correct = false;
   std::string note;  // why a kernel was skipped or failed; what auto chose

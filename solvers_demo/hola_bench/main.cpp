@@ -321,8 +321,14 @@ int main(int argc, char** argv) {
                                                 checkers, mine);
             for (auto& p : mine) pending.push_back({p.row + all.size(), std::move(p.verdict)});
             for (const auto& r : rows) {
-              char setup[48] = "";
-              if (r.setup_ms > 0) std::snprintf(setup, sizeof setup, "setup %.3f ms; ", r.setup_ms);
+              char setup[128] = "";
+              const hola::SetupTimes& st = r.setup_steps;
+              if (r.setup_ms > 0 && st.analyze_ms + st.choose_ms + st.prepare_ms > 0)
+                std::snprintf(setup, sizeof setup,
+                              "setup %.3f ms (analyze %.3f, choose %.3f, prepare %.3f); ",
+                              r.setup_ms, st.analyze_ms, st.choose_ms, st.prepare_ms);
+              else if (r.setup_ms > 0)
+                std::snprintf(setup, sizeof setup, "setup %.3f ms; ", r.setup_ms);
               std::printf("%-16s %-6s %-2s %-22s %10lld %10.4f %7.1f%% %7.2fx %s%s\n",
                           r.matrix.c_str(), r.precision.c_str(), r.op.c_str(), r.kernel.c_str(),
                           static_cast<long long>(r.nnz), r.time_ms, r.pct_floor,
@@ -395,6 +401,10 @@ int main(int argc, char** argv) {
                                 {"workspace_bytes", r.workspace_bytes},
                                 {"first_setup_ms", r.first_setup_ms},
                                 {"setup_ms", r.setup_ms},
+                                {"setup_steps_ms",
+                                 {{"analyze", r.setup_steps.analyze_ms},
+                                  {"choose", r.setup_steps.choose_ms},
+                                  {"prepare", r.setup_steps.prepare_ms}}},
                                 {"correct", r.correct},
                                 {"note", r.note}});
       std::ofstream(json_path) << j.dump(1) << "\n";

@@ -30,6 +30,13 @@ struct StructureFingerprint {
   bool operator!=(const StructureFingerprint& o) const { return !(*this == o); }
 };
 
+// Host wall time of the last analysis's steps (ms): analyze (validation), choose (auto's
+// features and trees), prepare (the kernels' setup; the race when on). Device work a step leaves
+// queued without synchronising counts towards the step that next waits for the stream.
+struct SetupTimes {
+  double analyze_ms = 0, choose_ms = 0, prepare_ms = 0;
+};
+
 struct OperatorOptions {
   // Registry name ("auto", "hola", "merge", "light", "scalar", "vector", "vector-adaptive",
   // "cusparse", "cusparse-alg2", "cpu"). "auto" picks from the matrix features.
@@ -124,6 +131,8 @@ class Operator {
   void reuse_decision(std::shared_ptr<const KernelDecision> decision);
   // Analyses that took over a decision instead of computing features (a test of the reuse).
   std::uint64_t decisions_taken_over() const;
+  // Where the last analysis spent its time (hola-bench --setup-reps reports it).
+  SetupTimes last_setup_times() const;
 
  private:
   struct Impl;
