@@ -14,11 +14,7 @@ prefix="${1:-${PETSC_CUDA_PREFIX:-/tmp/petsc-cuda}}"
 sdist="${PETSC_SDIST:-$HOLA_ROOT/.carry/petsc-src/petsc-3.26.1.tar.gz}"
 build_dir="${PETSC_BUILD_DIR:-$prefix-build}"
 jobs="${JOBS:-$(nproc)}"
-arch="${PETSC_CUDA_ARCH:-}"
-if [ -z "$arch" ]; then
-  arch="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d . || true)"
-  arch="${arch:-90}"
-fi
+arch="${PETSC_CUDA_ARCH:-$(gpu_arch)}"
 [ -f "$sdist" ] || { echo "build-petsc-cuda: no PETSc sdist at $sdist (pip download --no-deps --no-binary :all: petsc==3.26.1)" >&2; exit 1; }
 command -v nvcc >/dev/null || { echo "build-petsc-cuda: nvcc not found" >&2; exit 1; }
 command -v mpicc >/dev/null || { echo "build-petsc-cuda: mpicc not found" >&2; exit 1; }

@@ -48,8 +48,7 @@ if tr '\0' ' ' < "/proc/$PPID/cmdline" 2>/dev/null | grep -q 'device-check\.sh';
     T0=$((T0 - since_parent))
   fi
 fi
-OUT="${OUT:-$HOLA_ROOT/device-out}"
-mkdir -p "$OUT"
+use_out_dir
 OUT="$(cd "$OUT" && pwd)"
 work="${HYPRE_WORK:-$HOLA_ROOT/build-hypre}"
 mkdir -p "$work"
@@ -63,9 +62,7 @@ np="${HYPRE_NP:-1}"
 repeat="${HYPRE_REPEAT:-3}"
 run_timeout="${HYPRE_RUN_TIMEOUT:-240}"
 jobs="${JOBS:-$(nproc)}"
-commit="${HOLA_COMMIT:-$(git rev-parse HEAD 2>/dev/null || cat "$HOLA_ROOT/.carry/commit" 2>/dev/null || echo unknown)}"
-arch="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)"
-arch="${arch:-90}"
+commit="$(hola_commit)" arch="$(gpu_arch)"
 SUMMARY="$OUT/hypre-summary.txt"
 TIMES="$work/times.txt"  # build times over all commands (kept in WORK)
 touch "$TIMES"

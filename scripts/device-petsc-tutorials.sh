@@ -42,15 +42,12 @@
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$HOLA_ROOT" || exit 1
-OUT="${OUT:-$HOLA_ROOT/device-out}"
-mkdir -p "$OUT"
+use_out_dir
 OUT="$(cd "$OUT" && pwd)"
 rm -f "$OUT/tutorials.json" "$OUT/tutorials.txt"
 prefix="${PETSC_CUDA_PREFIX:-/tmp/petsc-cuda}"
 build="${HOLA_PETSC_BUILD:-$HOLA_ROOT/build-device-petsc}"
-commit="${HOLA_COMMIT:-$(git rev-parse HEAD 2>/dev/null || cat "$HOLA_ROOT/.carry/commit" 2>/dev/null || echo unknown)}"
-arch="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)"
-arch="${arch:-90}"
+commit="$(hola_commit)" arch="$(gpu_arch)"
 read -r -a types <<< "${TUTORIAL_TYPES:-holaaijcusparse aijcusparse}"
 vec="${TUTORIAL_VEC:-cuda}"
 repeats="${TUTORIAL_REPEATS:-3}"

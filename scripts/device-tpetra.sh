@@ -21,8 +21,7 @@
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$HOLA_ROOT" || exit 1
-OUT="${OUT:-$HOLA_ROOT/device-out}"
-mkdir -p "$OUT"
+use_out_dir
 tarball="${TRILINOS_SRC_TAR:-$HOLA_ROOT/.carry/trilinos-src.tar.xz}"
 tb="${TRILINOS_BUILD:-$HOLA_ROOT/build-trilinos}"
 mkdir -p "$tb"
@@ -34,8 +33,7 @@ hola_build="${HOLA_TPETRA_BUILD:-$HOLA_ROOT/build-device-tpetra}"
 steps="${TPETRA_STEPS:-trilinos hola}"
 timeout_s="${TRILINOS_BUILD_TIMEOUT:-480}"
 times="$tb/times.txt"
-arch="${CUDA_ARCH:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)}"
-arch="${arch:-90}"
+arch="${CUDA_ARCH:-$(gpu_arch)}"
 t0=$(date +%s)
 elapsed() { echo "$(($(date +%s) - t0)) s"; }
 record() { echo "$(date -u +%FT%TZ) $*" | tee -a "$times"; cp "$times" "$OUT/trilinos-times.txt"; }

@@ -1,6 +1,27 @@
-# Sourced by the scripts: common paths and the CUDA compiler if present.
+# Sourced by the scripts: common paths, the CUDA compiler if present, and what the device scripts
+# share (GPU architecture, commit, output folder).
 HOLA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH="/usr/local/cuda/bin:$PATH"
 fi
 JOBS="$(nproc)"
+
+# The GPU's compute capability without the dot, e.g. 90 (90 where nvidia-smi gives none).
+gpu_arch() {
+  local arch
+  arch="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d . || true)"
+  echo "${arch:-90}"
+}
+
+# The commit that results are recorded under: HOLA_COMMIT, else git's HEAD, else .carry/commit.
+hola_commit() {
+  if [ -n "${HOLA_COMMIT:-}" ]; then echo "$HOLA_COMMIT"; return; fi
+  git -C "$HOLA_ROOT" rev-parse HEAD 2>/dev/null || cat "$HOLA_ROOT/.carry/commit" 2>/dev/null ||
+    echo unknown
+}
+
+# The device scripts' output folder: OUT (default ./device-out), created.
+use_out_dir() {
+  OUT="${OUT:-$HOLA_ROOT/device-out}"
+  mkdir -p "$OUT"
+}

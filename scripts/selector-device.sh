@@ -45,11 +45,8 @@ if [ -z "${HOLA_MATRICES_DIR:-}" ]; then
     [ -d "$d" ] && { HOLA_MATRICES_DIR="$d"; break; }
   done
 fi
-if [ -z "${HOLA_COMMIT:-}" ]; then
-  HOLA_COMMIT="$(git rev-parse HEAD 2>/dev/null || cat "$HOLA_ROOT/.carry/commit" 2>/dev/null || echo unknown)"
-fi
-arch="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)"
-arch="${arch:-90}"
+HOLA_COMMIT="$(hola_commit)"
+arch="$(gpu_arch)"
 gpu="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 gpu_tag="$(echo "${gpu:-gpu}" | tr '[:upper:]' '[:lower:]' | sed 's/nvidia//; s/[^a-z0-9]\+/-/g; s/^-//; s/-$//')"
 date_tag="$(date +%Y-%m-%d)"

@@ -14,7 +14,7 @@ cd "$HOLA_ROOT" || exit 1
 eval_json="$1"
 data="$2"
 BUILD="${BUILD:-$HOLA_ROOT/build-device}"
-HOLA_COMMIT="${HOLA_COMMIT:-$(git rev-parse HEAD 2>/dev/null || cat "$HOLA_ROOT/.carry/commit" 2>/dev/null || echo unknown)}"
+HOLA_COMMIT="$(hola_commit)"
 auto_json="${eval_json%.json}-auto.json"
 if ! cmake --build "$BUILD" -j "$JOBS" --target hola-bench > "$BUILD/selector-rebuild.txt" 2>&1; then
   tail -30 "$BUILD/selector-rebuild.txt"

@@ -43,6 +43,23 @@ constexpr std::int64_t kMinParallelItems = 8192;
 // Columns per block of the op T reduction (the block's sums stay in a stack array).
 constexpr std::int64_t kReduceBlock = 1024;
 
+// y_out[i] = alpha s + beta y_in[i], in the accumulation type A (y_in not read when beta == 0).
+// y_in[i] is read just before y_out[i] is written, by the same thread: in place is safe.
+template <class V, class A>
+struct ScaleInto {
+  A alpha, beta;
+  bool use_y;
+  const V* y_in;
+  V* y_out;
+  ScaleInto(V a, V b, const V* in, V* out)
+      : alpha(a), beta(b), use_y(b != V(0)), y_in(in), y_out(out) {}
+  void operator()(std::int64_t i, A s) const {
+    A r = alpha * s;
+    if (use_y) r += beta * static_cast<A>(y_in[i]);
+    y_out[i] = static_cast<V>(r);
+  }
+};
+
 // Merge-path coordinate on diagonal d: row-end markers consumed (i) and nonzeros consumed
 // (d - i). A row end is taken before a nonzero once all of the row's nonzeros are taken.
 template <class O>
@@ -169,18 +186,11 @@ void MergeSpmv<V, I, O>::apply(Op op, V alpha, const V* x, V beta, const V* y_in
 
 template <class V, class I, class O>
 void MergeSpmv<V, I, O>::apply_n(V alpha, const V* x, V beta, const V* y_in, V* y_out) {
+  const ScaleInto<V, acc_t> finish(alpha, beta, y_in, y_out);
   const O* __restrict rp = A_.row_ptr;
   const I* __restrict ci = A_.col_idx;
   const V* __restrict va = A_.values;
-  const acc_t a = alpha, b = beta;
-  const bool use_y = beta != V(0);
   const int T = threads_;
-  // y_in[i] is read just before y_out[i] is written, by the same thread: in place is safe.
-  auto finish = [=](std::int64_t i, acc_t s) {
-    acc_t r = a * s;
-    if (use_y) r += b * static_cast<acc_t>(y_in[i]);
-    y_out[i] = static_cast<V>(r);
-  };
 
 #pragma omp parallel num_threads(T) if (parallel_)
   {
@@ -239,14 +249,13 @@ void MergeSpmv<V, I, O>::apply_n(V alpha, const V* x, V beta, const V* y_in, V* 
 
 template <class V, class I, class O>
 void MergeSpmv<V, I, O>::apply_t(V alpha, const V* x, V beta, const V* y_in, V* y_out) {
-  const O* __restrict rp = A_.row_ptr;
-  const I* __restrict ci = A_.col_idx;
-  const V* __restrict va = A_.values;
-  const acc_t a = alpha, b = beta;
-  const bool use_y = beta != V(0);
+  const ScaleInto<V, acc_t> finish(alpha, beta, y_in, y_out);
   const int T = threads_;
   const std::int64_t rows = A_.rows, cols = A_.cols;
   const std::int64_t nblocks = (cols + kReduceBlock - 1) / kReduceBlock;
+  const O* __restrict rp = A_.row_ptr;
+  const I* __restrict ci = A_.col_idx;
+  const V* __restrict va = A_.values;
 
 #pragma omp parallel num_threads(T) if (parallel_)
   {
@@ -284,11 +293,7 @@ void MergeSpmv<V, I, O>::apply_t(V alpha, const V* x, V beta, const V* y_in, V* 
         const acc_t* buf = t_buf_.get() + t_off_[t] + (lo - t_col_lo_[t]);
         for (std::int64_t c = lo; c < hi; ++c) sum[c - c0] += buf[c - lo];
       }
-      for (std::int64_t c = c0; c < c1; ++c) {
-        acc_t r = a * sum[c - c0];
-        if (use_y) r += b * static_cast<acc_t>(y_in[c]);
-        y_out[c] = static_cast<V>(r);
-      }
+      for (std::int64_t c = c0; c < c1; ++c) finish(c, sum[c - c0]);
     }
   }
 }

@@ -63,12 +63,7 @@ BfsResult bfs(const CsrView<V, I, O>& A, std::int64_t root, const BfsOptions& op
       alg = Algorithm::matrix_driven;
     else if (options.direction == BfsDirection::automatic)
       alg = select_algorithm(vector_features(p));
-    Output<V, I> y;
-    y.format = OutputFormat::sparse;
-    y.size = n;
-    y.indices = y_idx.data();
-    y.values = y_val.data();
-    y.capacity = n;
+    Output<V, I> y = sparse_output(n, y_idx.data(), y_val.data());
     y.want_sorted = false;
     multiply(alg, p, y, ws);
     r.steps.push_back(alg);

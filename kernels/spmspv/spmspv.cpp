@@ -674,15 +674,7 @@ std::size_t ColumnView<V, I, O>::bytes() const {
 
 template <class V, class I, class O>
 CsrView<V, I, O> ColumnView<V, I, O>::transposed_view() const {
-  CsrView<V, I, O> v;
-  v.rows = cols;
-  v.cols = rows;
-  v.nnz = nnz;
-  v.row_ptr = col_ptr.data();
-  v.col_idx = row_idx.data();
-  v.values = values.data();
-  v.memory = Memory::host;
-  return v;
+  return csr_view(cols, rows, nnz, col_ptr.data(), row_idx.data(), values.data());
 }
 
 template <class V, class I>
@@ -699,12 +691,7 @@ std::string compare_with_reference(const Problem<V, I, O>& p, const Output<V, I>
   // Reference: present entries and values.
   std::vector<I> ref_idx(static_cast<std::size_t>(n));
   std::vector<V> ref_val(static_cast<std::size_t>(n));
-  Output<V, I> r;
-  r.format = OutputFormat::sparse;
-  r.size = n;
-  r.indices = ref_idx.data();
-  r.values = ref_val.data();
-  r.capacity = n;
+  Output<V, I> r = sparse_output(n, ref_idx.data(), ref_val.data());
   multiply(Algorithm::reference, p, r, ws);
   // Magnitude bound for plus_times: the reference on |A| and |x|.
   std::vector<double> bound(static_cast<std::size_t>(n), 0.0);

@@ -1,5 +1,6 @@
 #include "hola/structure_sample.hpp"
 
+#include "hola/detail/instantiate.hpp"
 #include "hola/error.hpp"
 
 namespace hola {
@@ -20,10 +21,7 @@ std::vector<std::int64_t> structure_sample(const O* row_ptr, const I* col_idx, s
 #define HOLA_INSTANTIATE(I, O)                                                                \
   template std::vector<std::int64_t> structure_sample<I, O>(const O*, const I*, std::int64_t, \
                                                             std::int64_t);
-HOLA_INSTANTIATE(std::int32_t, std::int32_t)
-HOLA_INSTANTIATE(std::int32_t, std::int64_t)
-HOLA_INSTANTIATE(std::int64_t, std::int32_t)
-HOLA_INSTANTIATE(std::int64_t, std::int64_t)
+HOLA_FOR_EACH_INDEX_OFFSET(HOLA_INSTANTIATE)
 #undef HOLA_INSTANTIATE
 
 #if !defined(HOLA_ENABLE_CUDA)
@@ -36,10 +34,7 @@ std::vector<std::int64_t> structure_sample_device(const O*, const I*, std::int64
 #define HOLA_INSTANTIATE(I, O)                                      \
   template std::vector<std::int64_t> structure_sample_device<I, O>( \
       const O*, const I*, std::int64_t, std::int64_t, void*);
-HOLA_INSTANTIATE(std::int32_t, std::int32_t)
-HOLA_INSTANTIATE(std::int32_t, std::int64_t)
-HOLA_INSTANTIATE(std::int64_t, std::int32_t)
-HOLA_INSTANTIATE(std::int64_t, std::int64_t)
+HOLA_FOR_EACH_INDEX_OFFSET(HOLA_INSTANTIATE)
 #undef HOLA_INSTANTIATE
 }  // namespace gpu
 #endif

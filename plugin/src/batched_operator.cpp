@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "hola/batched_generate.hpp"
 #include "hola/batched_gpu.hpp"
 #include "hola/error.hpp"
 #include "hola/gpu_kernels.hpp"
@@ -38,11 +39,6 @@ std::vector<T> mirror(const T* device, std::int64_t count) {
   return host;
 }
 
-template <class T>
-const T* data_or_null(const std::vector<T>& v) {
-  return v.empty() ? nullptr : v.data();
-}
-
 // validate() on a device batch: sizes are checked before anything is copied, then the index
 // arrays come to the host (values stay on the device; validate only checks them for null).
 template <class V, class I>
@@ -50,26 +46,21 @@ batched::Features validate_device(const batched::BatchView<V, I>& b) {
   if (b.count < 0 || b.total_rows < 0 || b.total_cols < 0 || b.total_nnz < 0 || b.shared_rows < 0 ||
       b.shared_cols < 0 || b.shared_nnz < 0)
     fail(status::invalid_argument, "batched: negative count or sizes");
+  batched::BatchData<V, I> m;  // the host mirrors of the index arrays
+  if (b.format == batched::Format::csr_shared) {
+    m.row_ptr = mirror(b.row_ptr, b.shared_rows + 1);
+    m.col_idx = mirror(b.col_idx, b.shared_nnz);
+  } else {
+    m.row_off = mirror(b.row_off, b.count + 1);
+    m.col_off = mirror(b.col_off, b.count + 1);
+    m.nnz_off = mirror(b.nnz_off, b.count + 1);
+    if (b.format == batched::Format::csr) m.row_ptr = mirror(b.row_ptr, b.total_rows + 1);
+    if (b.format == batched::Format::coo) m.row_idx = mirror(b.row_idx, b.total_nnz);
+    m.col_idx = mirror(b.col_idx, b.total_nnz);
+  }
   batched::BatchView<V, I> h = b;
   h.memory = Memory::host;
-  std::vector<I> row_off, col_off, nnz_off, row_ptr, row_idx, col_idx;
-  if (b.format == batched::Format::csr_shared) {
-    row_ptr = mirror(b.row_ptr, b.shared_rows + 1);
-    col_idx = mirror(b.col_idx, b.shared_nnz);
-  } else {
-    row_off = mirror(b.row_off, b.count + 1);
-    col_off = mirror(b.col_off, b.count + 1);
-    nnz_off = mirror(b.nnz_off, b.count + 1);
-    if (b.format == batched::Format::csr) row_ptr = mirror(b.row_ptr, b.total_rows + 1);
-    if (b.format == batched::Format::coo) row_idx = mirror(b.row_idx, b.total_nnz);
-    col_idx = mirror(b.col_idx, b.total_nnz);
-  }
-  h.row_off = data_or_null(row_off);
-  h.col_off = data_or_null(col_off);
-  h.nnz_off = data_or_null(nnz_off);
-  h.row_ptr = data_or_null(row_ptr);
-  h.row_idx = data_or_null(row_idx);
-  h.col_idx = data_or_null(col_idx);
+  m.point_index_arrays(h, batched::BatchData<V, I>::template data_or_null<I>);
   return batched::validate(h);
 }
 

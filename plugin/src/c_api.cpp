@@ -37,15 +37,8 @@ struct TypedOperator final : AnyOperator {
   void setup(std::int64_t rows, std::int64_t cols, std::int64_t nnz, const void* row_ptr,
              const void* col_idx, const void* values, hola::Memory memory, std::uint64_t version,
              void* stream) override {
-    hola::CsrView<V, I, O> A;
-    A.rows = rows;
-    A.cols = cols;
-    A.nnz = nnz;
-    A.row_ptr = static_cast<const O*>(row_ptr);
-    A.col_idx = static_cast<const I*>(col_idx);
-    A.values = static_cast<const V*>(values);
-    A.memory = memory;
-    op.setup(A, version, stream);
+    op.setup(hola::c_api::csr_view<V, I, O>(rows, cols, nnz, row_ptr, col_idx, values, memory),
+             version, stream);
     names[0] = op.kernel_name(hola::Op::N);
     names[1] = op.kernel_name(hola::Op::T);
   }
@@ -74,8 +67,7 @@ hola_status guarded(F&& f) {
 }
 
 AnyOperator* get(hola_operator op) {
-  if (!op) hola::fail(hola::status::invalid_argument, "null hola_operator");
-  return reinterpret_cast<AnyOperator*>(op);
+  return hola::c_api::object_of<AnyOperator>(op, "null hola_operator");
 }
 
 hola::Op to_op(hola_op t) {
@@ -93,20 +85,14 @@ hola_status hola_operator_create(hola_operator* op, hola_value_type value_type,
   return guarded([&] {
     if (!op) hola::fail(hola::status::invalid_argument, "null output pointer");
     *op = nullptr;
-    auto valid_index = [](hola_index_type t) { return t == HOLA_INT32 || t == HOLA_INT64; };
-    if (value_type != HOLA_FLOAT32 && value_type != HOLA_FLOAT64)
-      hola::fail(hola::status::unsupported, "value type must be HOLA_FLOAT32 or HOLA_FLOAT64");
-    if (!valid_index(col_index_type) || !valid_index(row_offset_type))
-      hola::fail(hola::status::unsupported, "index types must be HOLA_INT32 or HOLA_INT64");
+    hola::c_api::check_types(value_type, col_index_type, row_offset_type,
+                             "value type must be HOLA_FLOAT32 or HOLA_FLOAT64",
+                             "index types must be HOLA_INT32 or HOLA_INT64");
     hola::OperatorOptions opt;
     opt.kernel = kernel ? kernel : "auto";
     opt.deterministic = deterministic != 0;
-    AnyOperator* any = value_type == HOLA_FLOAT32
-                           ? hola::c_api::make_for_index_types<AnyOperator, TypedOperator, float>(
-                                 col_index_type, row_offset_type, std::move(opt))
-                           : hola::c_api::make_for_index_types<AnyOperator, TypedOperator, double>(
-                                 col_index_type, row_offset_type, std::move(opt));
-    *op = reinterpret_cast<hola_operator>(any);
+    *op = reinterpret_cast<hola_operator>(hola::c_api::make_for_types<AnyOperator, TypedOperator>(
+        value_type, col_index_type, row_offset_type, std::move(opt)));
   });
 }
 
@@ -164,8 +150,7 @@ hola_status hola_operator_workspace_bytes(hola_operator op, size_t* bytes) {
 }
 
 hola_status hola_operator_destroy(hola_operator op) {
-  delete reinterpret_cast<AnyOperator*>(op);
-  return HOLA_SUCCESS;
+  return hola::c_api::destroy<AnyOperator>(op);
 }
 
 const char* hola_last_error(void) { return last_error.c_str(); }

@@ -45,19 +45,19 @@ AnyBatched* make(const hola_batched_desc& d, hola::BatchedBackend backend,
   b.format = static_cast<hola::batched::Format>(d.format);
   b.memory = d.memory == HOLA_MEMORY_DEVICE ? hola::Memory::device : hola::Memory::host;
   b.count = d.count;
-  b.row_off = static_cast<const I*>(d.row_off);
-  b.col_off = static_cast<const I*>(d.col_off);
-  b.nnz_off = static_cast<const I*>(d.nnz_off);
   b.shared_rows = d.shared_rows;
   b.shared_cols = d.shared_cols;
   b.shared_nnz = d.shared_nnz;
+  b.total_rows = d.total_rows;
+  b.total_cols = d.total_cols;
+  b.total_nnz = d.total_nnz;
+  b.row_off = static_cast<const I*>(d.row_off);
+  b.col_off = static_cast<const I*>(d.col_off);
+  b.nnz_off = static_cast<const I*>(d.nnz_off);
   b.row_ptr = static_cast<const I*>(d.row_ptr);
   b.row_idx = static_cast<const I*>(d.row_idx);
   b.col_idx = static_cast<const I*>(d.col_idx);
   b.values = static_cast<const V*>(d.values);
-  b.total_rows = d.total_rows;
-  b.total_cols = d.total_cols;
-  b.total_nnz = d.total_nnz;
   return new TypedBatched<V, I>(b, backend, kernel);
 }
 
@@ -67,8 +67,7 @@ hola_status guarded(F&& f) {
 }
 
 AnyBatched* get(hola_batched op) {
-  if (!op) hola::fail(hola::status::invalid_argument, "batched: null hola_batched");
-  return reinterpret_cast<AnyBatched*>(op);
+  return hola::c_api::object_of<AnyBatched>(op, "batched: null hola_batched");
 }
 
 }  // namespace
@@ -85,10 +84,9 @@ hola_status hola_batched_create(hola_batched* op, const hola_batched_desc* desc,
     if (d.format != HOLA_BATCHED_CSR && d.format != HOLA_BATCHED_CSR_SHARED &&
         d.format != HOLA_BATCHED_COO && d.format != HOLA_BATCHED_ELL)
       hola::fail(hola::status::invalid_argument, "batched: unknown format");
-    if (d.value_type != HOLA_FLOAT32 && d.value_type != HOLA_FLOAT64)
-      hola::fail(hola::status::unsupported, "batched: value type must be float32 or float64");
-    if (d.index_type != HOLA_INT32 && d.index_type != HOLA_INT64)
-      hola::fail(hola::status::unsupported, "batched: index type must be int32 or int64");
+    hola::c_api::check_types(d.value_type, d.index_type, d.index_type,
+                             "batched: value type must be float32 or float64",
+                             "batched: index type must be int32 or int64");
     if (d.memory != HOLA_MEMORY_HOST && d.memory != HOLA_MEMORY_DEVICE)
       hola::fail(hola::status::invalid_argument, "batched: unknown memory kind");
     hola::BatchedBackend be;
@@ -129,10 +127,7 @@ hola_status hola_batched_kernel_name(hola_batched op, const char** name) {
   });
 }
 
-hola_status hola_batched_destroy(hola_batched op) {
-  delete reinterpret_cast<AnyBatched*>(op);
-  return HOLA_SUCCESS;
-}
+hola_status hola_batched_destroy(hola_batched op) { return hola::c_api::destroy<AnyBatched>(op); }
 
 const char* hola_batched_last_error(void) { return batched_last_error.c_str(); }
 

@@ -30,14 +30,7 @@ struct TypedSpmspv final : AnySpmspv {
   explicit TypedSpmspv(hola::SpmspvOptions o) : op(std::move(o)) {}
   void setup(std::int64_t rows, std::int64_t cols, std::int64_t nnz, const void* row_ptr,
              const void* col_idx, const void* values, std::uint64_t version) override {
-    hola::CsrView<V, I, O> A;
-    A.rows = rows;
-    A.cols = cols;
-    A.nnz = nnz;
-    A.row_ptr = static_cast<const O*>(row_ptr);
-    A.col_idx = static_cast<const I*>(col_idx);
-    A.values = static_cast<const V*>(values);
-    op.setup(A, version);
+    op.setup(hola::c_api::csr_view<V, I, O>(rows, cols, nnz, row_ptr, col_idx, values), version);
   }
   void apply(hola_op trans, hola_semiring semiring, const hola_sparse_vector& x,
              const hola_spmspv_mask* mask, hola_spmspv_output& y) override {
@@ -78,10 +71,7 @@ hola_status guarded(F&& f) {
   return hola::c_api::guarded(spmspv_last_error, std::forward<F>(f));
 }
 
-AnySpmspv* get(hola_spmspv op) {
-  if (!op) hola::fail(hola::status::invalid_argument, "null hola_spmspv");
-  return reinterpret_cast<AnySpmspv*>(op);
-}
+AnySpmspv* get(hola_spmspv op) { return hola::c_api::object_of<AnySpmspv>(op, "null hola_spmspv"); }
 
 }  // namespace
 
@@ -93,20 +83,14 @@ hola_status hola_spmspv_create(hola_spmspv* op, hola_value_type value_type,
   return guarded([&] {
     if (!op) hola::fail(hola::status::invalid_argument, "hola_spmspv_create: null output");
     *op = nullptr;
-    if (value_type != HOLA_FLOAT32 && value_type != HOLA_FLOAT64)
-      hola::fail(hola::status::unsupported, "hola_spmspv_create: unknown value type");
-    if ((col_index_type != HOLA_INT32 && col_index_type != HOLA_INT64) ||
-        (row_offset_type != HOLA_INT32 && row_offset_type != HOLA_INT64))
-      hola::fail(hola::status::unsupported, "hola_spmspv_create: unknown index type");
+    hola::c_api::check_types(value_type, col_index_type, row_offset_type,
+                             "hola_spmspv_create: unknown value type",
+                             "hola_spmspv_create: unknown index type");
     hola::SpmspvOptions o;
     if (kernel) o.kernel = kernel;
     o.symmetric = symmetric != 0;
-    AnySpmspv* p = value_type == HOLA_FLOAT32
-                       ? hola::c_api::make_for_index_types<AnySpmspv, TypedSpmspv, float>(
-                             col_index_type, row_offset_type, o)
-                       : hola::c_api::make_for_index_types<AnySpmspv, TypedSpmspv, double>(
-                             col_index_type, row_offset_type, o);
-    *op = reinterpret_cast<hola_spmspv>(p);
+    *op = reinterpret_cast<hola_spmspv>(hola::c_api::make_for_types<AnySpmspv, TypedSpmspv>(
+        value_type, col_index_type, row_offset_type, o));
   });
 }
 
@@ -133,10 +117,7 @@ hola_status hola_spmspv_last_kernel(hola_spmspv op, const char** name) {
   });
 }
 
-hola_status hola_spmspv_destroy(hola_spmspv op) {
-  delete reinterpret_cast<AnySpmspv*>(op);
-  return HOLA_SUCCESS;
-}
+hola_status hola_spmspv_destroy(hola_spmspv op) { return hola::c_api::destroy<AnySpmspv>(op); }
 
 const char* hola_spmspv_last_error(void) { return spmspv_last_error.c_str(); }
 

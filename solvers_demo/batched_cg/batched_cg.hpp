@@ -1,5 +1,6 @@
 // hola-batched-cg: Jacobi-preconditioned CG on many small SPD systems at once (issue 18). The
-// systems, the per-system CG step shared by the CPU and GPU paths, and the GPU entry point.
+// systems, their layout and Jacobi preconditioner shared by the CPU and GPU paths, and the entry
+// points.
 #pragma once
 
 #include <algorithm>
@@ -120,6 +121,25 @@ inline std::vector<Matrix> make_systems(std::int64_t count, std::int64_t min_siz
     }
   }
   return out;
+}
+
+// Where each system's unknowns start in the concatenated vectors (systems.size() + 1 entries),
+// and the Jacobi preconditioner 1 / a_ii (1 where a row stores no diagonal entry).
+struct Layout {
+  std::vector<std::int64_t> off;
+  std::vector<double> dinv;
+};
+inline Layout layout(const std::vector<Matrix>& systems, std::int64_t total_rows) {
+  const std::int64_t S = static_cast<std::int64_t>(systems.size());
+  Layout l;
+  l.off.assign(static_cast<std::size_t>(S + 1), 0);
+  for (std::int64_t s = 0; s < S; ++s) l.off[s + 1] = l.off[s] + systems[s].rows;
+  l.dinv.assign(static_cast<std::size_t>(total_rows), 1.0);
+  for (std::int64_t s = 0; s < S; ++s)
+    for (std::int64_t k = 0; k < systems[s].nnz(); ++k)
+      if (systems[s].r[k] == systems[s].c[k])
+        l.dinv[l.off[s] + systems[s].r[k]] = 1.0 / systems[s].v[k];
+  return l;
 }
 
 // Per-system result of a solve.

@@ -18,13 +18,9 @@ SolveStats solve_cpu(const std::vector<Matrix>& systems, batched::Format format,
   const auto data = batched::make_batch<double, std::int32_t>(systems, format);
   BatchedOperator<double, std::int32_t> op(data.view(), BatchedBackend::cpu, "auto", threads);
   const std::int64_t S = static_cast<std::int64_t>(systems.size()), N = data.total_rows;
-  std::vector<std::int64_t> off(static_cast<std::size_t>(S + 1), 0);
-  for (std::int64_t s = 0; s < S; ++s) off[s + 1] = off[s] + systems[s].rows;
-  std::vector<double> dinv(static_cast<std::size_t>(N), 1.0);
-  for (std::int64_t s = 0; s < S; ++s)
-    for (std::int64_t k = 0; k < systems[s].nnz(); ++k)
-      if (systems[s].r[k] == systems[s].c[k])
-        dinv[off[s] + systems[s].r[k]] = 1.0 / systems[s].v[k];
+  const Layout lay = layout(systems, N);
+  const std::vector<std::int64_t>& off = lay.off;
+  const std::vector<double>& dinv = lay.dinv;
 
   x.assign(static_cast<std::size_t>(N), 0.0);
   std::vector<double> r = b, z(N), p(N), q(N), rz(S), bb(S);

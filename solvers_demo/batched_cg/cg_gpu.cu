@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -144,28 +145,20 @@ SolveStats solve_gpu(const std::vector<Matrix>& systems, batched::Format format,
   const auto t0 = std::chrono::steady_clock::now();
   const auto data = batched::make_batch<double, std::int32_t>(systems, format);
   const std::int64_t S = static_cast<std::int64_t>(systems.size()), N = data.total_rows;
-  std::vector<std::int64_t> off(static_cast<std::size_t>(S + 1), 0);
-  for (std::int64_t s = 0; s < S; ++s) off[s + 1] = off[s] + systems[s].rows;
-  std::vector<double> dinv(static_cast<std::size_t>(N), 1.0);
-  for (std::int64_t s = 0; s < S; ++s)
-    for (std::int64_t k = 0; k < systems[s].nnz(); ++k)
-      if (systems[s].r[k] == systems[s].c[k])
-        dinv[off[s] + systems[s].r[k]] = 1.0 / systems[s].v[k];
+  const Layout lay = layout(systems, N);
+  const std::vector<std::int64_t>& off = lay.off;
+  const std::vector<double>& dinv = lay.dinv;
 
-  // The batch on the device.
-  Buffer<std::int32_t> row_off(data.row_off), col_off(data.col_off), nnz_off(data.nnz_off),
-      row_ptr(data.row_ptr), row_idx(data.row_idx), col_idx(data.col_idx);
+  // The batch on the device: a copy of each array the host batch has.
+  std::vector<std::unique_ptr<Buffer<std::int32_t>>> index_arrays;
   Buffer<double> values(data.values);
   batched::BatchView<double, std::int32_t> view = data.view();
   view.memory = Memory::device;
-  auto dev = [](const auto& host, const auto& buf) { return host.empty() ? nullptr : buf.get(); };
-  view.row_off = dev(data.row_off, row_off);
-  view.col_off = dev(data.col_off, col_off);
-  view.nnz_off = dev(data.nnz_off, nnz_off);
-  view.row_ptr = dev(data.row_ptr, row_ptr);
-  view.row_idx = dev(data.row_idx, row_idx);
-  view.col_idx = dev(data.col_idx, col_idx);
-  view.values = dev(data.values, values);
+  data.point_index_arrays(view, [&](const std::vector<std::int32_t>& host) -> const std::int32_t* {
+    if (host.empty()) return nullptr;
+    return index_arrays.emplace_back(std::make_unique<Buffer<std::int32_t>>(host))->get();
+  });
+  view.values = data.values.empty() ? nullptr : values.get();
   BatchedOperator<double, std::int32_t> op(view, BatchedBackend::gpu);
 
   Buffer<std::int64_t> d_off(off);

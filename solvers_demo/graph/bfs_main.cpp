@@ -17,16 +17,12 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"Hola BFS: direction-optimizing breadth-first search on SpMSpV (host)"};
-  std::string file, direction = "auto";
-  int scale = 16, edge_factor = 16, roots = 16;
+  hola::demo::GraphInput input;
+  std::string direction = "auto";
+  int roots = 16;
   std::uint64_t seed = 1;
   bool directed = false, no_validate = false;
-  app.add_option("-m,--matrix", file, "Matrix Market file (edge i -> j per entry a_ij)")
-      ->check(CLI::ExistingFile);
-  app.add_option("-k,--kronecker", scale, "Kronecker (R-MAT) graph of 2^SCALE vertices")
-      ->check(CLI::Range(1, 30));
-  app.add_option("-e,--edge-factor", edge_factor, "edges per vertex of the Kronecker graph")
-      ->check(CLI::Range(1, 1024));
+  hola::demo::add_graph_options(app, input);
   app.add_option("-r,--roots", roots, "number of BFS roots")->check(CLI::Range(1, 1 << 20));
   app.add_option("-d,--direction", direction, "auto, push or pull")
       ->check(CLI::IsMember({"auto", "push", "pull"}));
@@ -37,7 +33,7 @@ int main(int argc, char** argv) {
 
   try {
     using clock = std::chrono::steady_clock;
-    const auto g = hola::demo::load_graph(file, scale, edge_factor, seed, !directed);
+    const auto g = hola::demo::load_graph(input, seed, !directed);
     const auto A = g.view();
     std::printf("graph: %lld vertices, %lld stored edges (%s)\n", static_cast<long long>(g.rows),
                 static_cast<long long>(g.nnz()), directed ? "directed" : "undirected");

@@ -2,6 +2,8 @@
 // Kronecker (R-MAT) graph, optionally made undirected (A + A^T pattern, self-loops dropped).
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -44,11 +46,27 @@ inline gen::Csr64 undirected(const gen::Csr64& m) {
   return s;
 }
 
-// --matrix FILE, else --kronecker SCALE with `edge_factor`; `make_undirected` symmetrizes.
-inline gen::Csr64 load_graph(const std::string& file, int scale, int edge_factor,
-                             std::uint64_t seed, bool make_undirected) {
-  gen::Csr64 g = file.empty() ? gen::rmat(scale, edge_factor, seed)
-                              : read_matrix_market<double, std::int64_t, std::int64_t>(file);
+// Where the graph comes from: --matrix FILE, else --kronecker SCALE with --edge-factor.
+struct GraphInput {
+  std::string file;
+  int scale = 16;
+  int edge_factor = 16;
+};
+
+// The options of GraphInput (the first options of both demos).
+inline void add_graph_options(CLI::App& app, GraphInput& in) {
+  app.add_option("-m,--matrix", in.file, "Matrix Market file (edge i -> j per entry a_ij)")
+      ->check(CLI::ExistingFile);
+  app.add_option("-k,--kronecker", in.scale, "Kronecker (R-MAT) graph of 2^SCALE vertices")
+      ->check(CLI::Range(1, 30));
+  app.add_option("-e,--edge-factor", in.edge_factor, "edges per vertex of the Kronecker graph")
+      ->check(CLI::Range(1, 1024));
+}
+
+// The graph of `in` (the Kronecker graph drawn with `seed`); `make_undirected` symmetrizes.
+inline gen::Csr64 load_graph(const GraphInput& in, std::uint64_t seed, bool make_undirected) {
+  gen::Csr64 g = in.file.empty() ? gen::rmat(in.scale, in.edge_factor, seed)
+                                 : read_matrix_market<double, std::int64_t, std::int64_t>(in.file);
   return make_undirected ? undirected(g) : g;
 }
 

@@ -15,18 +15,13 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"Hola PageRank (host)"};
-  std::string file;
-  int scale = 16, edge_factor = 16, max_iter = 100, top = 10;
+  hola::demo::GraphInput input;
+  int max_iter = 100, top = 10;
   std::uint64_t seed = 1;
   double damping = 0.85, tol = 1e-9;
   bool undirected = false;
   std::vector<std::int64_t> personal;
-  app.add_option("-m,--matrix", file, "Matrix Market file (edge i -> j per entry a_ij)")
-      ->check(CLI::ExistingFile);
-  app.add_option("-k,--kronecker", scale, "Kronecker (R-MAT) graph of 2^SCALE vertices")
-      ->check(CLI::Range(1, 30));
-  app.add_option("-e,--edge-factor", edge_factor, "edges per vertex of the Kronecker graph")
-      ->check(CLI::Range(1, 1024));
+  hola::demo::add_graph_options(app, input);
   app.add_option("-s,--seed", seed, "seed of the graph");
   app.add_option("--damping", damping, "damping factor in [0, 1)")
       ->check(CLI::Range(0.0, 0.999999));
@@ -38,7 +33,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
-    const auto g = hola::demo::load_graph(file, scale, edge_factor, seed, undirected);
+    const auto g = hola::demo::load_graph(input, seed, undirected);
     std::printf("graph: %lld vertices, %lld edges\n", static_cast<long long>(g.rows),
                 static_cast<long long>(g.nnz()));
     hola::spmspv::PageRankOptions opt;

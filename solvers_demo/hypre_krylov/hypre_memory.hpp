@@ -55,37 +55,30 @@ inline void hypre_use_memory() {
 #endif
 }
 
-// Ready for HYPRE_IJMatrixSetValues / HYPRE_IJVectorSetValues with host arrays.
-inline HYPRE_Int ij_initialize(HYPRE_IJMatrix A) {
+// ij_initialize: ready for HYPRE_IJMatrixSetValues / HYPRE_IJVectorSetValues with host arrays.
+// ij_assemble: assembles, then moves the object to device memory with a GPU HYPRE. The IJ
+// object's own memory location stays host: set no more values through it afterwards (the arrays
+// are on the device).
 #if defined(HYPRE_USING_GPU)
+inline HYPRE_Int ij_initialize(HYPRE_IJMatrix A) {
   return HYPRE_IJMatrixInitialize_v2(A, HYPRE_MEMORY_HOST);
-#else
-  return HYPRE_IJMatrixInitialize(A);
-#endif
 }
 inline HYPRE_Int ij_initialize(HYPRE_IJVector x) {
-#if defined(HYPRE_USING_GPU)
   return HYPRE_IJVectorInitialize_v2(x, HYPRE_MEMORY_HOST);
-#else
-  return HYPRE_IJVectorInitialize(x);
-#endif
 }
-
-// Assembles, then moves the object to device memory with a GPU HYPRE. The IJ object's own memory
-// location stays host: set no more values through it afterwards (the arrays are on the device).
 inline HYPRE_Int ij_assemble(HYPRE_IJMatrix A) {
-  HYPRE_Int rc = HYPRE_IJMatrixAssemble(A);
-#if defined(HYPRE_USING_GPU)
-  rc |= HYPRE_IJMatrixMigrate(A, HYPRE_MEMORY_DEVICE);
-#endif
-  return rc;
+  const HYPRE_Int rc = HYPRE_IJMatrixAssemble(A);
+  return rc | HYPRE_IJMatrixMigrate(A, HYPRE_MEMORY_DEVICE);
 }
 inline HYPRE_Int ij_assemble(HYPRE_IJVector x) {
-  HYPRE_Int rc = HYPRE_IJVectorAssemble(x);
-#if defined(HYPRE_USING_GPU)
-  rc |= HYPRE_IJVectorMigrate(x, HYPRE_MEMORY_DEVICE);
-#endif
-  return rc;
+  const HYPRE_Int rc = HYPRE_IJVectorAssemble(x);
+  return rc | HYPRE_IJVectorMigrate(x, HYPRE_MEMORY_DEVICE);
 }
+#else
+inline HYPRE_Int ij_initialize(HYPRE_IJMatrix A) { return HYPRE_IJMatrixInitialize(A); }
+inline HYPRE_Int ij_initialize(HYPRE_IJVector x) { return HYPRE_IJVectorInitialize(x); }
+inline HYPRE_Int ij_assemble(HYPRE_IJMatrix A) { return HYPRE_IJMatrixAssemble(A); }
+inline HYPRE_Int ij_assemble(HYPRE_IJVector x) { return HYPRE_IJVectorAssemble(x); }
+#endif
 
 }  // namespace hola::demo

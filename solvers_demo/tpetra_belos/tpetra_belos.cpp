@@ -30,19 +30,11 @@
 
 #include "hola/matrix_market.hpp"
 #include "hola/tpetra_operator.hpp"
+#include "tpetra_problems.hpp"
 
 namespace {
 
-using SC = double;
-using map_type = Tpetra::Map<>;
-using LO = map_type::local_ordinal_type;
-using GO = map_type::global_ordinal_type;
-using NO = map_type::node_type;
-using crs_type = Tpetra::CrsMatrix<SC, LO, GO, NO>;
-using mv_type = Tpetra::MultiVector<SC, LO, GO, NO>;
-using op_type = Tpetra::Operator<SC, LO, GO, NO>;
-using hola_op_type = hola::tpetra::HolaOperator<SC, LO, GO, NO>;
-using comm_ptr = Teuchos::RCP<const Teuchos::Comm<int>>;
+using namespace hola::demo::tpetra_types;
 using Teuchos::RCP;
 using Teuchos::rcp;
 
@@ -75,29 +67,6 @@ int allowed_difference(const std::string& solver, int iterations) {
 double seconds(const comm_ptr& comm, std::chrono::steady_clock::time_point start) {
   comm->barrier();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// 7-point 3D Poisson on an n^3 grid, rows in contiguous blocks.
-RCP<crs_type> poisson3d(GO n, const comm_ptr& comm) {
-  auto map = rcp(new map_type(static_cast<Tpetra::global_size_t>(n * n * n), 0, comm));
-  auto A = rcp(new crs_type(map, 7));
-  std::vector<GO> cols;
-  std::vector<SC> vals;
-  for (LO l = 0; l < static_cast<LO>(map->getMaxLocalIndex() + 1); ++l) {
-    const GO r = map->getGlobalElement(l), i = r / (n * n), j = (r / n) % n, k = r % n;
-    cols.assign({r});
-    vals.assign({6.0});
-    const GO offsets[3] = {n * n, n, 1};
-    const GO coords[3] = {i, j, k};
-    for (int d = 0; d < 3; ++d) {
-      if (coords[d] > 0) cols.push_back(r - offsets[d]), vals.push_back(-1.0);
-      if (coords[d] < n - 1) cols.push_back(r + offsets[d]), vals.push_back(-1.0);
-    }
-    A->insertGlobalValues(r, Teuchos::ArrayView<const GO>(cols),
-                          Teuchos::ArrayView<const SC>(vals));
-  }
-  A->fillComplete();
-  return A;
 }
 
 // Reads a square Matrix Market file on process 0 (Hola's reader) and spreads its rows in
@@ -306,15 +275,8 @@ int run(const Settings& s, const comm_ptr& comm) {
   return s.check && (!same || !allConverged) ? 1 : 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Tpetra::ScopeGuard scope(&argc, &argv);
-  const comm_ptr comm = Tpetra::getDefaultComm();
-  Settings s;
-  CLI::App app{
-      "tpetra_belos: Belos solvers with Tpetra's CrsMatrix and with Hola's HolaOperator "
-      "as the operator"};
+// The command line into s.
+void addOptions(CLI::App& app, Settings& s) {
   app.add_option("-n,--n", s.n, "grid size of the built-in 3D Poisson problem (n^3 rows)")
       ->check(CLI::Range(2, 100000));
   app.add_option("--matrix,--mtx", s.matrix,
@@ -335,15 +297,16 @@ int main(int argc, char** argv) {
   app.add_flag("--check,!--no-check", s.check,
                "exit with 1 unless every solve converged and the iteration counts agree within "
                "the tolerance (BiCGSTAB 10 %, the others 2 %)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return comm->getRank() == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
-  }
-  try {
-    return run(s, comm);
-  } catch (const std::exception& e) {
-    if (comm->getRank() == 0) std::fprintf(stderr, "tpetra_belos: %s\n", e.what());
-    return 1;
-  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Settings s;
+  return tpetra_main(
+      argc, argv, "tpetra_belos",
+      "tpetra_belos: Belos solvers with Tpetra's CrsMatrix and with Hola's HolaOperator as the "
+      "operator",
+      [&](CLI::App& app) { addOptions(app, s); },
+      [&](const comm_ptr& comm) { return run(s, comm); });
 }

@@ -13,6 +13,7 @@
 #include "hola/error.hpp"
 #include "hola/generators.hpp"
 #include "hola/gpu_kernels.hpp"
+#include "status_of.hpp"
 
 namespace hola::test {
 namespace {
@@ -31,9 +32,7 @@ class CusparseTest : public ::testing::Test {};
 TYPED_TEST_SUITE(CusparseTest, SameIndexTypes);
 
 TYPED_TEST(CusparseTest, Names) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   const auto alg1 = factory<V, I, O>(1)(KernelOptions{});
   const auto alg2 = factory<V, I, O>(2)(KernelOptions{});
   EXPECT_EQ(alg1->name(), "cusparse");  // registry names, as the Operator reports them
@@ -41,9 +40,7 @@ TYPED_TEST(CusparseTest, Names) {
 }
 
 TYPED_TEST(CusparseTest, FamilyCorpus) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   for (int alg : {1, 2}) {
     SCOPED_TRACE("alg " + std::to_string(alg));
     auto kernel = factory<V, I, O>(alg)(KernelOptions{});
@@ -56,9 +53,7 @@ TYPED_TEST(CusparseTest, FamilyCorpus) {
 }
 
 TYPED_TEST(CusparseTest, RealCorpus) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   if (matrices_dir().empty()) GTEST_SKIP() << "real matrices not found (HOLA_MATRICES_DIR)";
   const std::vector<NamedMatrix> corpus = real_corpus();
   for (int alg : {1, 2}) {
@@ -68,16 +63,10 @@ TYPED_TEST(CusparseTest, RealCorpus) {
 }
 
 TYPED_TEST(CusparseTest, DeterministicMode) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
-  KernelOptions options;
-  options.deterministic = true;
+  HOLA_TYPES;
+  const KernelOptions options = deterministic_options();
   // ALG2 is bitwise reproducible for N only; ALG1 for nothing.
-  auto alg2 = gpu::make_cusparse<V, I, O>(options, 2);
-  EXPECT_TRUE(alg2->deterministic());
-  EXPECT_TRUE(alg2->supports(Op::N));
-  EXPECT_FALSE(alg2->supports(Op::T));
+  expect_deterministic_op_n_only(*gpu::make_cusparse<V, I, O>(options, 2));
   auto alg1 = gpu::make_cusparse<V, I, O>(options, 1);
   EXPECT_FALSE(alg1->deterministic());
   EXPECT_FALSE(alg1->supports(Op::N));
@@ -86,42 +75,26 @@ TYPED_TEST(CusparseTest, DeterministicMode) {
 }
 
 TYPED_TEST(CusparseTest, Alg2BitwiseReproducible) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
-  KernelOptions options;
-  options.deterministic = true;
+  HOLA_TYPES;
   expect_bitwise_reproducible<V, I, O>("rmat scale 16", gen::rmat(16, 16, 61), factory<V, I, O>(2),
-                                       options);
+                                       deterministic_options());
 }
 
 TYPED_TEST(CusparseTest, NonDefaultStream) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
-  // Blocking stream: it waits for the harness's cudaMemcpy uploads on the legacy stream.
-  TestStream stream(TestStream::blocking);
+  HOLA_TYPES;
   for (int alg : {1, 2}) {
     SCOPED_TRACE("alg " + std::to_string(alg));
-    check_kernel_on_matrix<DeviceMemory, V, I, O>("circuit", gen::circuit(20000, 71, 0.3, 3, 9000),
-                                                  factory<V, I, O>(alg), KernelOptions{},
-                                                  stream.get());
-    check_kernel_on_matrix<DeviceMemory, V, I, O>("rmat scale 13", gen::rmat(13, 8, 72),
-                                                  factory<V, I, O>(alg), KernelOptions{},
-                                                  stream.get());
+    check_on_blocking_stream<V, I, O>(factory<V, I, O>(alg), KernelOptions{});
   }
 }
 
 TYPED_TEST(CusparseTest, WorkspaceReported) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
-  PlacedMatrix<DeviceMemory, V, I, O> M(gen::poisson2d(100, 100));
-  for (int alg : {1, 2}) {
-    auto kernel = gpu::make_cusparse<V, I, O>(KernelOptions{}, alg);
-    kernel->setup(M.view(), nullptr);
-    EXPECT_GT(kernel->workspace_bytes(), 0u) << "alg " << alg;
-  }
+  HOLA_TYPES;
+  for (int alg : {1, 2})
+    EXPECT_GT((workspace_after_setup<V, I, O>(gen::poisson2d(100, 100), factory<V, I, O>(alg),
+                                              KernelOptions{})),
+              0u)
+        << "alg " << alg;
 }
 
 template <class T>
@@ -129,30 +102,21 @@ class CusparseMixedTest : public ::testing::Test {};
 TYPED_TEST_SUITE(CusparseMixedTest, MixedIndexTypes);
 
 TYPED_TEST(CusparseMixedTest, SetupThrowsUnsupported) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   PlacedMatrix<DeviceMemory, V, I, O> M(gen::poisson2d(10, 10));
   for (int alg : {1, 2}) {
     auto kernel = gpu::make_cusparse<V, I, O>(KernelOptions{}, alg);
     EXPECT_FALSE(kernel->supports(Op::N));
     EXPECT_FALSE(kernel->supports(Op::T));
-    try {
-      kernel->setup(M.view(), nullptr);
-      ADD_FAILURE() << "setup accepted mixed index types (alg " << alg << ")";
-    } catch (const hola::error& e) {
-      EXPECT_EQ(e.code(), status::unsupported) << e.what();
-    }
+    EXPECT_EQ(status_of([&] { kernel->setup(M.view(), nullptr); }), status::unsupported)
+        << "setup of mixed index types, alg " << alg;
   }
 }
 
 TEST(CusparseOptions, InvalidAlgorithmThrows) {
-  try {
-    gpu::make_cusparse<double, std::int32_t, std::int32_t>(KernelOptions{}, 3);
-    ADD_FAILURE() << "alg 3 accepted";
-  } catch (const hola::error& e) {
-    EXPECT_EQ(e.code(), status::invalid_argument) << e.what();
-  }
+  EXPECT_EQ(status_of([] { gpu::make_cusparse<double, std::int32_t, std::int32_t>({}, 3); }),
+            status::invalid_argument)
+      << "alg 3";
 }
 
 }  // namespace

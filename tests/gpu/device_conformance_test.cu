@@ -14,24 +14,14 @@ class DeviceConformance : public ::testing::Test {};
 TYPED_TEST_SUITE(DeviceConformance, AllTypes);
 
 TYPED_TEST(DeviceConformance, ProductsOnEveryFamily) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
-  const std::vector<std::string> kernels = table_kernels(Memory::device);
-  ASSERT_FALSE(kernels.empty());
+  HOLA_TYPES;
   TestStream stream(TestStream::non_blocking);
-  for (const std::string& name : kernels) {
-    conform_products<DeviceMemory, V, I, O>(name);
-    conform_products<DeviceMemory, V, I, O>(name, stream.get());
-  }
+  conform_every_kernel_products<DeviceMemory, V, I, O>({nullptr, stream.get()});
 }
 
 TYPED_TEST(DeviceConformance, BadCallsChangeNothing) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
-  for (const std::string& name : table_kernels(Memory::device))
-    conform_bad_calls<DeviceMemory, V, I, O>(name);
+  HOLA_TYPES;
+  conform_every_kernel_bad_calls<DeviceMemory, V, I, O>();
 }
 
 }  // namespace

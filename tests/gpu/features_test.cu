@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gpu_harness.hpp"
@@ -19,20 +20,16 @@ namespace {
 
 template <class O>
 RowLengthStats on_device(const gen::Csr64& A, cudaStream_t stream = nullptr) {
-  const std::vector<O> row_ptr(A.row_ptr.begin(), A.row_ptr.end());
-  DeviceMemory::Array<O> d(row_ptr.size());
-  d.upload(row_ptr);
+  DeviceMemory::Array<O> d(std::vector<O>(A.row_ptr.begin(), A.row_ptr.end()));
   return gpu::device_row_length_stats(d.get(), A.rows, A.cols, A.nnz(), stream);
 }
 
 void expect_same(const RowLengthStats& gpu, const RowLengthStats& cpu, const std::string& name) {
   SCOPED_TRACE(name);
-  EXPECT_EQ(gpu.rows, cpu.rows);
-  EXPECT_EQ(gpu.cols, cpu.cols);
-  EXPECT_EQ(gpu.nnz, cpu.nnz);
-  EXPECT_EQ(gpu.min_row, cpu.min_row);
-  EXPECT_EQ(gpu.max_row, cpu.max_row);
-  EXPECT_EQ(gpu.empty_rows, cpu.empty_rows);
+  // Counts: equal.
+  EXPECT_EQ(std::tie(gpu.rows, gpu.cols, gpu.nnz, gpu.min_row, gpu.max_row, gpu.empty_rows),
+            std::tie(cpu.rows, cpu.cols, cpu.nnz, cpu.min_row, cpu.max_row, cpu.empty_rows))
+      << "(rows, cols, nnz, min_row, max_row, empty_rows)";
   // The GPU sums in double in another order; the CPU in long double.
   EXPECT_NEAR(gpu.std_row, cpu.std_row, 1e-9 * std::max(1.0, cpu.std_row));
   EXPECT_NEAR(gpu.gini, cpu.gini, 1e-9);
@@ -102,22 +99,16 @@ TEST(DeviceRowLengthStats, LargeAndSkewed) {
 TEST(DeviceRowLengthStats, NonDefaultStream) {
   TestStream stream(TestStream::non_blocking);
   const gen::Csr64 A = gen::rmat(14, 8, 9);
-  const std::vector<std::int32_t> row_ptr(A.row_ptr.begin(), A.row_ptr.end());
-  DeviceMemory::Array<std::int32_t> d(row_ptr.size());
-  d.upload(row_ptr);  // synchronizes the device: the non-blocking stream sees the data
-  expect_same(gpu::device_row_length_stats(d.get(), A.rows, A.cols, A.nnz(), stream.get()),
+  // on_device's upload synchronizes the device: the non-blocking stream sees the data.
+  expect_same(on_device<std::int32_t>(A, stream.get()),
               row_length_stats(A.row_ptr.data(), A.rows, A.cols), "rmat 14 on a stream");
 }
 
 // Structure statistics: integer counts, so the GPU must equal the CPU exactly.
 template <class I, class O>
 StructureStats structure_on_device(const gen::Csr64& A, cudaStream_t stream = nullptr) {
-  const std::vector<O> row_ptr(A.row_ptr.begin(), A.row_ptr.end());
-  const std::vector<I> col_idx(A.col_idx.begin(), A.col_idx.end());
-  DeviceMemory::Array<O> d_row_ptr(row_ptr.size());
-  DeviceMemory::Array<I> d_col_idx(col_idx.size());
-  d_row_ptr.upload(row_ptr);
-  d_col_idx.upload(col_idx);
+  DeviceMemory::Array<O> d_row_ptr(std::vector<O>(A.row_ptr.begin(), A.row_ptr.end()));
+  DeviceMemory::Array<I> d_col_idx(std::vector<I>(A.col_idx.begin(), A.col_idx.end()));
   return gpu::device_structure_stats(d_row_ptr.get(), d_col_idx.get(), A.rows, A.nnz(), stream);
 }
 
@@ -125,11 +116,9 @@ void expect_same_structure(const StructureStats& gpu, const gen::Csr64& A,
                            const std::string& name) {
   SCOPED_TRACE(name);
   const StructureStats cpu = structure_stats(A.row_ptr.data(), A.col_idx.data(), A.rows);
-  EXPECT_EQ(gpu.nnz, cpu.nnz);
-  EXPECT_EQ(gpu.group_slots, cpu.group_slots);
-  EXPECT_EQ(gpu.row_near, cpu.row_near);
-  EXPECT_EQ(gpu.neighbor_near, cpu.neighbor_near);
-  EXPECT_EQ(gpu.neighbor_mid, cpu.neighbor_mid);
+  EXPECT_EQ(std::tie(gpu.nnz, gpu.group_slots, gpu.row_near, gpu.neighbor_near, gpu.neighbor_mid),
+            std::tie(cpu.nnz, cpu.group_slots, cpu.row_near, cpu.neighbor_near, cpu.neighbor_mid))
+      << "(nnz, group_slots, row_near, neighbor_near, neighbor_mid)";
   EXPECT_GE(gpu.group_slots, gpu.nnz);
   EXPECT_LE(gpu.neighbor_near, gpu.neighbor_mid);
 }

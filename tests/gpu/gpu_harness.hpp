@@ -39,6 +39,8 @@ struct DeviceMemory {
       // Always allocate at least one element so that empty arrays are still valid pointers.
       HOLA_TEST_CUDA(cudaMalloc(reinterpret_cast<void**>(&ptr), (n > 0 ? n : 1) * sizeof(T)));
     }
+    // Allocated and filled with v.
+    explicit Array(const std::vector<T>& v) : Array(v.size()) { upload(v); }
     ~Array() { cudaFree(ptr); }
     Array(const Array&) = delete;
     Array& operator=(const Array&) = delete;
@@ -102,6 +104,31 @@ void run_captured(cudaStream_t stream, F&& enqueue) {
   cudaGraphDestroy(graph);
 }
 
+// Threads per block and nonzeros per thread (merge: items per thread); 0 keeps the default.
+inline KernelOptions kernel_config(int threads, int per_thread, bool deterministic = false) {
+  KernelOptions o;
+  o.threads_per_block = threads;
+  o.nnz_per_thread = per_thread;
+  o.deterministic = deterministic;
+  return o;
+}
+
+// A deterministic kernel that refuses the transpose (`why` says why).
+template <class V, class I, class O>
+void expect_deterministic_op_n_only(const SpmvKernel<V, I, O>& kernel, const char* why = "") {
+  EXPECT_TRUE(kernel.deterministic());
+  EXPECT_TRUE(kernel.supports(Op::N));
+  EXPECT_FALSE(kernel.supports(Op::T)) << why;
+}
+
+// The workspace of make(options) after setup on A (placed in device memory).
+template <class V, class I, class O>
+std::size_t workspace_after_setup(const gen::Csr64& A64, KernelFactory<V, I, O> make,
+                                  const KernelOptions& options) {
+  return KernelOnMatrix<DeviceMemory, V, I, O>(A64, make, options, nullptr)
+      .kernel->workspace_bytes();
+}
+
 // Sets `kernel` up on A (placed in device memory) and expects apply() of op T to throw
 // status::unsupported (the deterministic modes refuse the transpose).
 template <class V, class I, class O>
@@ -125,21 +152,14 @@ template <class V, class I, class O>
 void expect_bitwise_reproducible(const std::string& name, const gen::Csr64& A64,
                                  KernelFactory<V, I, O> make, const KernelOptions& options,
                                  int runs = 10) {
-  PlacedMatrix<DeviceMemory, V, I, O> M(A64);
-  auto kernel = make(options);
-  kernel->setup(M.view(), nullptr);
-  const CsrView<V, I, O> host = M.host.view();
-  const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE("matrix " + name + " (" + std::to_string(host.rows) + " rows, nnz " +
-               std::to_string(host.nnz) + "), kernel " + kernel->name() + ", seed " +
-               std::to_string(seed));
+  KernelOnMatrix<DeviceMemory, V, I, O> k(A64, make, options, nullptr);
+  SCOPED_TRACE(k.trace(name));
+  const auto& [M, kernel, host, seed] = k;
   const std::vector<V> x = random_vector<V>(host.cols, seed);
   const std::vector<V> y_in = random_vector<V>(host.rows, seed + 1);
   const std::vector<V> poison(static_cast<std::size_t>(host.rows),
                               std::numeric_limits<V>::quiet_NaN());
-  DeviceMemory::Array<V> dx(host.cols), dy(host.rows), dz(host.rows);
-  dx.upload(x);
-  dy.upload(y_in);
+  DeviceMemory::Array<V> dx(x), dy(y_in), dz(host.rows);
   const V alpha = V(1.25), beta = V(-0.5);
   std::vector<V> first;
   for (int run = 0; run < runs; ++run) {
@@ -164,29 +184,22 @@ void expect_bitwise_reproducible(const std::string& name, const gen::Csr64& A64,
 template <class V, class I, class O>
 void check_back_to_back(const NamedMatrix& m, KernelFactory<V, I, O> make,
                         const KernelOptions& options, cudaStream_t stream, int applies = 50) {
-  PlacedMatrix<DeviceMemory, V, I, O> M(m.A);
-  auto kernel = make(options);
-  kernel->setup(M.view(), stream);
-  const CsrView<V, I, O> host = M.host.view();
-  const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE("matrix " + m.name + ", kernel " + kernel->name() + ", seed " +
-               std::to_string(seed));
+  KernelOnMatrix<DeviceMemory, V, I, O> k(m.A, make, options, stream);
+  SCOPED_TRACE(k.trace(m.name));
+  const auto& [M, kernel, host, seed] = k;
   const V nan = std::numeric_limits<V>::quiet_NaN();
   const std::vector<V> x_n = random_vector<V>(host.cols, seed);
   const std::vector<V> x_t = random_vector<V>(host.rows, seed + 1);
   const std::vector<V> y_t = random_vector<V>(host.cols, seed + 2);
-  DeviceMemory::Array<V> dx_n(host.cols), dx_t(host.rows), dy_t(host.cols);
-  dx_n.upload(x_n);
-  dx_t.upload(x_t);
-  dy_t.upload(y_t);
+  DeviceMemory::Array<V> dx_n(x_n), dx_t(x_t), dy_t(y_t);
   std::vector<Op> ops;
   std::vector<std::unique_ptr<DeviceMemory::Array<V>>> outs;
   for (int k = 0; k < applies; ++k) {
     const Op op = (k % 2 == 1 && kernel->supports(Op::T)) ? Op::T : Op::N;
     const std::int64_t n_out = op == Op::N ? host.rows : host.cols;
     ops.push_back(op);
-    outs.push_back(std::make_unique<DeviceMemory::Array<V>>(n_out));
-    outs.back()->upload(std::vector<V>(static_cast<std::size_t>(n_out), nan));
+    outs.push_back(std::make_unique<DeviceMemory::Array<V>>(
+        std::vector<V>(static_cast<std::size_t>(n_out), nan)));
   }
   DeviceMemory::sync();
   const V beta_t = V(0.5);
@@ -211,6 +224,87 @@ void check_back_to_back(const NamedMatrix& m, KernelFactory<V, I, O> make,
   }
 }
 
+// check_kernel_on_matrix on an irregular matrix and an R-MAT, on a blocking stream: it waits for
+// the uploads (cudaMemcpy on the legacy default stream), which a non-blocking one would race with.
+template <class V, class I, class O>
+void check_on_blocking_stream(KernelFactory<V, I, O> make, const KernelOptions& options) {
+  TestStream stream(TestStream::blocking);
+  check_kernel_on_matrix<DeviceMemory, V, I, O>("circuit", gen::circuit(20000, 71, 0.3, 3, 9000),
+                                                make, options, stream.get());
+  check_kernel_on_matrix<DeviceMemory, V, I, O>("rmat scale 13", gen::rmat(13, 8, 72), make,
+                                                options, stream.get());
+}
+
+// apply() only enqueues work on its stream: no allocation, no synchronization, no work on
+// another stream. Stream capture rejects all three, so one graph captures, on a non-blocking
+// stream, op N (beta 0, in place) of make(options[0]), op N (beta != 0, in place) of each further
+// make(options[k]), then op T (distinct output) of make(options[0]); it runs, and every output is
+// checked.
+template <class V, class I, class O>
+void check_apply_capturable(KernelFactory<V, I, O> make,
+                            const std::vector<KernelOptions>& options) {
+  PlacedMatrix<DeviceMemory, V, I, O> M(gen::circuit(30000, 81, 0.3, 3, 9000, 4.0));
+  const CsrView<V, I, O> host = M.host.view();
+  TestStream stream(TestStream::non_blocking);
+  std::vector<SpmvKernelPtr<V, I, O>> kernels;
+  for (const KernelOptions& o : options) {
+    kernels.push_back(make(o));
+    kernels.back()->setup(M.view(), stream.get());
+  }
+
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const V nan = std::numeric_limits<V>::quiet_NaN();
+  const std::vector<V> x = random_vector<V>(host.cols, seed);
+  const std::vector<V> xt = random_vector<V>(host.rows, seed + 1);
+  const std::vector<V> y_nan(static_cast<std::size_t>(host.rows), nan);
+  const std::vector<V> y_in = random_vector<V>(host.rows, seed + 3);
+  const std::vector<V> yt_in = random_vector<V>(host.cols, seed + 2);
+  DeviceMemory::Array<V> dx(x), dy(y_nan), dxt(xt), dyt(yt_in),
+      dzt(std::vector<V>(static_cast<std::size_t>(host.cols), nan));
+  std::vector<std::unique_ptr<DeviceMemory::Array<V>>> dy_beta;  // for kernels[1], ...
+  for (std::size_t k = 1; k < kernels.size(); ++k)
+    dy_beta.push_back(std::make_unique<DeviceMemory::Array<V>>(y_in));
+  DeviceMemory::sync();  // uploads went to the legacy stream, which this stream does not wait for
+
+  const V alpha = V(-0.75), beta = V(1.5), beta_t = V(2.5);
+  run_captured(stream.get(), [&] {
+    kernels[0]->apply(Op::N, alpha, dx.get(), V(0), dy.get(), dy.get(), stream.get());
+    for (std::size_t k = 1; k < kernels.size(); ++k)
+      kernels[k]->apply(Op::N, alpha, dx.get(), beta, dy_beta[k - 1]->get(), dy_beta[k - 1]->get(),
+                        stream.get());
+    kernels[0]->apply(Op::T, alpha, dxt.get(), beta_t, dyt.get(), dzt.get(), stream.get());
+  });
+
+  EXPECT_TRUE(matches_reference(Op::N, alpha, host, x, V(0), y_nan, dy.download()));
+  for (std::size_t k = 1; k < kernels.size(); ++k)
+    EXPECT_TRUE(matches_reference(Op::N, alpha, host, x, beta, y_in, dy_beta[k - 1]->download()))
+        << kernels[k]->name();
+  EXPECT_TRUE(matches_reference(Op::T, alpha, host, xt, beta_t, yt_in, dzt.download()));
+}
+
+// Every (threads, nonzeros per thread) pair, in each mode of `deterministic_modes`: at the pair's
+// own block boundaries (threads x per_thread nonzeros) and on `corpus`.
+template <class V, class I, class O>
+void check_every_configuration(KernelFactory<V, I, O> make, const std::vector<int>& thread_choices,
+                               const std::vector<int>& per_thread_choices,
+                               const std::vector<bool>& deterministic_modes,
+                               const std::vector<NamedMatrix>& corpus) {
+  for (int threads : thread_choices) {
+    for (int per_thread : per_thread_choices) {
+      for (bool deterministic : deterministic_modes) {
+        SCOPED_TRACE("threads " + std::to_string(threads) + ", nnz per thread " +
+                     std::to_string(per_thread) + (deterministic ? ", deterministic" : ""));
+        const KernelOptions options = kernel_config(threads, per_thread, deterministic);
+        check_kernel_on_corpus<DeviceMemory, V, I, O>(boundary_corpus(threads * per_thread), make,
+                                                      options);
+        check_kernel_on_corpus<DeviceMemory, V, I, O>(corpus, make, options);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
 // The corpora, built once per process: generating and reading them is the slow part of the
 // checks.
 inline const std::vector<NamedMatrix>& families() {
@@ -223,6 +317,25 @@ inline const std::vector<NamedMatrix>& reals() {
       matrices_dir().empty() ? std::vector<NamedMatrix>{} : real_corpus();
   return corpus;
 }
+// The deterministic mode of make: op N only (`why` says why), right on the generated families.
+template <class V, class I, class O>
+void check_deterministic_on_families(KernelFactory<V, I, O> make, const char* why = "") {
+  expect_deterministic_op_n_only(*make(deterministic_options()), why);
+  // Op N over the corpus (the check skips the unsupported op T).
+  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make, deterministic_options());
+}
+
+// The same, against the default mode (not deterministic, op T supported), and op T refused at
+// apply() in the deterministic mode.
+template <class V, class I, class O>
+void check_deterministic_against_default(KernelFactory<V, I, O> make) {
+  check_deterministic_on_families<V, I, O>(make);
+  auto plain = make({});
+  EXPECT_FALSE(plain->deterministic());
+  EXPECT_TRUE(plain->supports(Op::T));
+  expect_transpose_refused(*make(deterministic_options()), gen::poisson2d(20, 20));
+}
+
 // Moderate irregular matrices for the reproducibility and many-applies checks.
 inline const std::vector<NamedMatrix>& irregular() {
   static const std::vector<NamedMatrix> corpus = {

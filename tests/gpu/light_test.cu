@@ -36,64 +36,50 @@ class LightTest : public ::testing::Test {};
 TYPED_TEST_SUITE(LightTest, AllTypes);
 
 TYPED_TEST(LightTest, FamilyCorpus) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), gpu::make_light<V, I, O>, {});
 }
 
 TYPED_TEST(LightTest, RealCorpus) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   if (reals().empty()) GTEST_SKIP() << "real matrices not found (HOLA_MATRICES_DIR)";
   check_kernel_on_corpus<DeviceMemory, V, I, O>(reals(), gpu::make_light<V, I, O>, {});
 }
 
+// Distribution D forced at every vector width.
+template <class V, class I, class O, LightDistribution D>
+void check_every_width() {
+  for (KernelFactory<V, I, O> make :
+       {&make_light_fixed<V, I, O, D, 2>, &make_light_fixed<V, I, O, D, 4>,
+        &make_light_fixed<V, I, O, D, 8>, &make_light_fixed<V, I, O, D, 32>})
+    check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make, {});
+}
+
 TYPED_TEST(LightTest, WarpLevelEveryWidth) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
-  constexpr auto D = LightDistribution::warp;
-  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make_light_fixed<V, I, O, D, 2>, {});
-  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make_light_fixed<V, I, O, D, 4>, {});
-  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make_light_fixed<V, I, O, D, 8>, {});
-  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make_light_fixed<V, I, O, D, 32>, {});
+  HOLA_TYPES;
+  check_every_width<V, I, O, LightDistribution::warp>();
 }
 
 TYPED_TEST(LightTest, VectorLevelEveryWidth) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
-  constexpr auto D = LightDistribution::vector;
-  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make_light_fixed<V, I, O, D, 2>, {});
-  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make_light_fixed<V, I, O, D, 4>, {});
-  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make_light_fixed<V, I, O, D, 8>, {});
-  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make_light_fixed<V, I, O, D, 32>, {});
+  HOLA_TYPES;
+  check_every_width<V, I, O, LightDistribution::vector>();
 }
 
 TYPED_TEST(LightTest, WarpLevelRoundsPerTake) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   constexpr auto D = LightDistribution::warp;
   // 1: the paper's variant; 16: the most; 3: a take that ends inside the last rows.
-  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make_light_rounds<V, I, O, D, 2, 1>,
-                                                {});
-  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make_light_rounds<V, I, O, D, 4, 16>,
-                                                {});
-  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make_light_rounds<V, I, O, D, 32, 3>,
-                                                {});
+  for (KernelFactory<V, I, O> make :
+       {&make_light_rounds<V, I, O, D, 2, 1>, &make_light_rounds<V, I, O, D, 4, 16>,
+        &make_light_rounds<V, I, O, D, 32, 3>})
+    check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make, {});
 }
 
 TYPED_TEST(LightTest, BlockSizes) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   for (int threads : {32, 1024}) {
     SCOPED_TRACE("threads_per_block " + std::to_string(threads));
-    KernelOptions options;
-    options.threads_per_block = threads;
+    const KernelOptions options = kernel_config(threads, 0);
     check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), gpu::make_light<V, I, O>, options);
     check_kernel_on_corpus<DeviceMemory, V, I, O>(
         families(), make_light_fixed<V, I, O, LightDistribution::vector, 4>, options);
@@ -101,56 +87,30 @@ TYPED_TEST(LightTest, BlockSizes) {
 }
 
 TYPED_TEST(LightTest, DeterministicMode) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
-  KernelOptions options;
-  options.deterministic = true;
-  auto kernel = gpu::make_light<V, I, O>(options);
-  EXPECT_TRUE(kernel->deterministic());
-  EXPECT_TRUE(kernel->supports(Op::N));
-  EXPECT_FALSE(kernel->supports(Op::T));
-  auto plain = gpu::make_light<V, I, O>({});
-  EXPECT_FALSE(plain->deterministic());
-  EXPECT_TRUE(plain->supports(Op::T));
-  // Op N over the corpus (the check skips the unsupported op T).
-  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), gpu::make_light<V, I, O>, options);
-  // Op T refused at apply.
-  expect_transpose_refused(*kernel, gen::poisson2d(20, 20));
+  HOLA_TYPES;
+  check_deterministic_against_default<V, I, O>(gpu::make_light<V, I, O>);
 }
 
 TYPED_TEST(LightTest, BitwiseReproducibleOpN) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
-  KernelOptions options;
-  options.deterministic = true;
-  for (const NamedMatrix& m : irregular()) {
-    expect_bitwise_reproducible<V, I, O>(m.name, m.A, gpu::make_light<V, I, O>, options);
-    expect_bitwise_reproducible<V, I, O>(
-        m.name, m.A, make_light_fixed<V, I, O, LightDistribution::warp, 2>, options);
-    expect_bitwise_reproducible<V, I, O>(
-        m.name, m.A, make_light_fixed<V, I, O, LightDistribution::vector, 8>, options);
-    expect_bitwise_reproducible<V, I, O>(
-        m.name, m.A, make_light_fixed<V, I, O, LightDistribution::warp, 32>, options);
-    expect_bitwise_reproducible<V, I, O>(
-        m.name, m.A, make_light_rounds<V, I, O, LightDistribution::warp, 4, 16>, options);
-  }
+  HOLA_TYPES;
+  for (const NamedMatrix& m : irregular())
+    for (KernelFactory<V, I, O> make :
+         {&gpu::make_light<V, I, O>, &make_light_fixed<V, I, O, LightDistribution::warp, 2>,
+          &make_light_fixed<V, I, O, LightDistribution::vector, 8>,
+          &make_light_fixed<V, I, O, LightDistribution::warp, 32>,
+          &make_light_rounds<V, I, O, LightDistribution::warp, 4, 16>})
+      expect_bitwise_reproducible<V, I, O>(m.name, m.A, make, deterministic_options());
 }
 
 TYPED_TEST(LightTest, NonDefaultStream) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   TestStream stream;
   check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), gpu::make_light<V, I, O>, {},
                                                 stream.get());
 }
 
 TYPED_TEST(LightTest, CounterResetOverManyApplies) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   TestStream stream;
   for (const NamedMatrix& m : irregular()) {
     check_back_to_back<V, I, O>(m, gpu::make_light<V, I, O>, {}, stream.get());
@@ -164,19 +124,14 @@ TYPED_TEST(LightTest, CounterResetOverManyApplies) {
 }
 
 TYPED_TEST(LightTest, WorkspaceAndBadOptions) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
-  PlacedMatrix<DeviceMemory, V, I, O> M(gen::poisson2d(10, 10));
-  auto kernel = gpu::make_light<V, I, O>({});
-  EXPECT_EQ(kernel->name(), "light");
-  kernel->setup(M.view(), nullptr);
-  EXPECT_GT(kernel->workspace_bytes(), 0u);
-  EXPECT_LE(kernel->workspace_bytes(), 64u);
-  KernelOptions bad;
-  bad.threads_per_block = 100;
+  HOLA_TYPES;
+  EXPECT_EQ((gpu::make_light<V, I, O>({})->name()), "light");
+  const std::size_t bytes =
+      workspace_after_setup<V, I, O>(gen::poisson2d(10, 10), gpu::make_light<V, I, O>, {});
+  EXPECT_GT(bytes, 0u);
+  EXPECT_LE(bytes, 64u);
   // (Extra parentheses: the template argument commas would split the macro arguments.)
-  EXPECT_THROW((gpu::make_light<V, I, O>(bad)), hola::error);
+  EXPECT_THROW((gpu::make_light<V, I, O>(kernel_config(100, 0))), hola::error);
   EXPECT_THROW((gpu::make_light_forced<V, I, O>({}, LightDistribution::warp, 16)), hola::error);
   EXPECT_THROW((gpu::make_light_forced<V, I, O>({}, LightDistribution::warp, 8, 17)), hola::error);
   EXPECT_THROW((gpu::make_light_forced<V, I, O>({}, LightDistribution::vector, 8, 4)), hola::error);

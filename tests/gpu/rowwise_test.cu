@@ -26,11 +26,6 @@ template <class C>
 class RowwiseTest : public ::testing::Test {};
 TYPED_TEST_SUITE(RowwiseTest, AllTypes);
 
-#define HOLA_TYPES                 \
-  using V = typename TypeParam::V; \
-  using I = typename TypeParam::I; \
-  using O = typename TypeParam::O
-
 TYPED_TEST(RowwiseTest, FamilyCorpus) {
   HOLA_TYPES;
   check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), gpu::make_scalar<V, I, O>, {});
@@ -48,19 +43,18 @@ TYPED_TEST(RowwiseTest, RealCorpus) {
 
 TYPED_TEST(RowwiseTest, AdaptiveEveryWidth) {
   HOLA_TYPES;
-  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make_adaptive_fixed<V, I, O, 2>, {});
-  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make_adaptive_fixed<V, I, O, 4>, {});
-  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make_adaptive_fixed<V, I, O, 8>, {});
-  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make_adaptive_fixed<V, I, O, 16>, {});
-  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make_adaptive_fixed<V, I, O, 32>, {});
+  for (KernelFactory<V, I, O> make :
+       {&make_adaptive_fixed<V, I, O, 2>, &make_adaptive_fixed<V, I, O, 4>,
+        &make_adaptive_fixed<V, I, O, 8>, &make_adaptive_fixed<V, I, O, 16>,
+        &make_adaptive_fixed<V, I, O, 32>})
+    check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make, {});
 }
 
 TYPED_TEST(RowwiseTest, BlockSizes) {
   HOLA_TYPES;
   for (int threads : {32, 1024}) {
     SCOPED_TRACE("threads_per_block " + std::to_string(threads));
-    KernelOptions options;
-    options.threads_per_block = threads;
+    const KernelOptions options = kernel_config(threads, 0);
     check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), gpu::make_scalar<V, I, O>, options);
     check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), gpu::make_vector<V, I, O>, options);
     check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make_adaptive_fixed<V, I, O, 4>,
@@ -70,33 +64,20 @@ TYPED_TEST(RowwiseTest, BlockSizes) {
 
 TYPED_TEST(RowwiseTest, DeterministicMode) {
   HOLA_TYPES;
-  KernelOptions options;
-  options.deterministic = true;
   for (KernelFactory<V, I, O> make : {&gpu::make_scalar<V, I, O>, &gpu::make_vector<V, I, O>,
                                       &gpu::make_vector_adaptive<V, I, O>}) {
-    auto kernel = make(options);
-    SCOPED_TRACE(kernel->name());
-    EXPECT_TRUE(kernel->deterministic());
-    EXPECT_TRUE(kernel->supports(Op::N));
-    EXPECT_FALSE(kernel->supports(Op::T));
-    auto plain = make({});
-    EXPECT_FALSE(plain->deterministic());
-    EXPECT_TRUE(plain->supports(Op::T));
-    check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make, options);
-    expect_transpose_refused(*kernel, gen::poisson2d(20, 20));
+    SCOPED_TRACE(make(deterministic_options())->name());
+    check_deterministic_against_default<V, I, O>(make);
   }
 }
 
 TYPED_TEST(RowwiseTest, BitwiseReproducibleOpN) {
   HOLA_TYPES;
-  KernelOptions options;
-  options.deterministic = true;
-  for (const NamedMatrix& m : irregular()) {
-    expect_bitwise_reproducible<V, I, O>(m.name, m.A, gpu::make_scalar<V, I, O>, options);
-    expect_bitwise_reproducible<V, I, O>(m.name, m.A, gpu::make_vector<V, I, O>, options);
-    expect_bitwise_reproducible<V, I, O>(m.name, m.A, gpu::make_vector_adaptive<V, I, O>, options);
-    expect_bitwise_reproducible<V, I, O>(m.name, m.A, make_adaptive_fixed<V, I, O, 2>, options);
-  }
+  for (const NamedMatrix& m : irregular())
+    for (KernelFactory<V, I, O> make :
+         {&gpu::make_scalar<V, I, O>, &gpu::make_vector<V, I, O>,
+          &gpu::make_vector_adaptive<V, I, O>, &make_adaptive_fixed<V, I, O, 2>})
+      expect_bitwise_reproducible<V, I, O>(m.name, m.A, make, deterministic_options());
 }
 
 TYPED_TEST(RowwiseTest, NonDefaultStream) {
@@ -123,21 +104,16 @@ TYPED_TEST(RowwiseTest, NamesWorkspaceAndBadOptions) {
   EXPECT_EQ((gpu::make_scalar<V, I, O>({})->name()), "scalar");
   EXPECT_EQ((gpu::make_vector<V, I, O>({})->name()), "vector");
   EXPECT_EQ((gpu::make_vector_adaptive<V, I, O>({})->name()), "vector-adaptive");
-  PlacedMatrix<DeviceMemory, V, I, O> M(gen::poisson2d(10, 10));
-  auto kernel = gpu::make_vector_adaptive<V, I, O>({});
-  kernel->setup(M.view(), nullptr);
-  EXPECT_EQ(kernel->workspace_bytes(), 0u);
-  KernelOptions bad;
-  bad.threads_per_block = 48;
+  EXPECT_EQ((workspace_after_setup<V, I, O>(gen::poisson2d(10, 10),
+                                            gpu::make_vector_adaptive<V, I, O>, {})),
+            0u);
   // (Extra parentheses: the template argument commas would split the macro arguments.)
-  EXPECT_THROW((gpu::make_scalar<V, I, O>(bad)), hola::error);
+  EXPECT_THROW((gpu::make_scalar<V, I, O>(kernel_config(48, 0))), hola::error);
   EXPECT_THROW((gpu::make_vector_adaptive_forced<V, I, O>({}, 64)), hola::error);
   const CsrMatrix<V, I, O> host = gen::poisson2d(4, 4).convert<V, I, O>();
   auto fresh = gpu::make_vector<V, I, O>({});
   EXPECT_THROW(fresh->setup(host.view(), nullptr), hola::error);
 }
-
-#undef HOLA_TYPES
 
 }  // namespace
 }  // namespace hola::test

@@ -14,6 +14,7 @@
 #include "hola/generators.hpp"
 #include "hola/spmspv.hpp"
 #include "hola/spmspv_gpu.hpp"
+#include "spmspv_cases.hpp"
 #include "status_of.hpp"
 
 namespace hola::test {
@@ -65,59 +66,8 @@ struct DeviceMatrix {
   }
 };
 
-std::vector<std::pair<std::string, gen::Csr64>> families() {
-  std::vector<std::pair<std::string, gen::Csr64>> f;
-  f.emplace_back("poisson2d", gen::poisson2d(12, 10));
-  f.emplace_back("poisson3d", gen::poisson3d(6, 5, 4));
-  f.emplace_back("stencil27", gen::stencil27(5, 5, 4));
-  f.emplace_back("banded_normal", gen::banded_normal(300, 6, 10.0, 1));
-  f.emplace_back("random_rect_wide", gen::random_rect(90, 300, 5, 3));
-  f.emplace_back("random_rect_tall", gen::random_rect(300, 70, 4, 4));
-  f.emplace_back("rmat", gen::rmat(9, 8, 5));
-  f.emplace_back("circuit", gen::circuit(400, 6, 0.3, 2, 150));
-  f.emplace_back("arrow", gen::arrow(120));
-  f.emplace_back("random_with_nnz", gen::random_with_nnz(200, 150, 1000, 7));
-  f.emplace_back("empty", gen::empty(50, 40));
-  f.emplace_back("single_row", gen::single_row(200, 50, 8));
-  f.emplace_back("single_column", gen::single_column(100, 9));
-  f.emplace_back("one_full_row", gen::one_full_row(60, 80, 17, 10));
-  f.emplace_back("rmat_large", gen::rmat(14, 16, 11));
-  return f;
-}
-
 const gpu::Kernel kKernels[] = {gpu::Kernel::matrix_direct, gpu::Kernel::matrix_balanced,
                                 gpu::Kernel::vector_direct, gpu::Kernel::vector_balanced};
-const Semiring kSemirings[] = {Semiring::plus_times, Semiring::or_and, Semiring::min_first,
-                               Semiring::min_second};
-
-// x of length n with round(density n) random entries: sorted and unsorted lists and bitmap.
-template <class V, class I>
-struct HostVector {
-  std::vector<I> sorted_idx, unsorted_idx;
-  std::vector<V> sorted_val, unsorted_val, dense;
-  std::vector<std::uint32_t> bits;
-  HostVector(std::int64_t n, double density, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
-    std::iota(perm.begin(), perm.end(), 0);
-    std::shuffle(perm.begin(), perm.end(), rng);
-    perm.resize(static_cast<std::size_t>(std::llround(density * static_cast<double>(n))));
-    const auto vals = gen::random_vector<V>(static_cast<std::int64_t>(perm.size()), seed + 1);
-    dense.assign(static_cast<std::size_t>(n), V(0));
-    bits.assign(static_cast<std::size_t>((n + 31) / 32), 0u);
-    for (std::size_t k = 0; k < perm.size(); ++k) {
-      unsorted_idx.push_back(static_cast<I>(perm[k]));
-      unsorted_val.push_back(vals[k]);
-      dense[perm[k]] = vals[k];
-      bits[perm[k] / 32] |= 1u << (perm[k] % 32);
-    }
-    std::sort(perm.begin(), perm.end());
-    for (auto j : perm) {
-      sorted_idx.push_back(static_cast<I>(j));
-      sorted_val.push_back(dense[j]);
-    }
-  }
-};
 
 template <class T>
 class SpmspvGpu : public ::testing::Test {};
@@ -127,12 +77,10 @@ using GpuTypes = ::testing::Types<
 TYPED_TEST_SUITE(SpmspvGpu, GpuTypes);
 
 TYPED_TEST(SpmspvGpu, EveryKernelMatchesReference) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   std::int64_t checked = 0, rotate = 0;
   TestStream stream(TestStream::non_blocking);
-  for (const auto& [name, m64] : families()) {
+  for (const auto& [name, m64] : spmspv_families(SpmspvExtraFamily::rmat_large)) {
     DeviceMatrix<V, I, O> dm(m64.template convert<V, I, O>());
     gpu::Spmspv<V, I, O> k;
     k.setup(dm.A, &dm.At);
@@ -145,39 +93,24 @@ TYPED_TEST(SpmspvGpu, EveryKernelMatchesReference) {
       DM::Array<std::uint8_t> d_mask(mask.size());
       d_mask.upload(mask);
       for (double density : {0.0, 0.004, 0.05, 0.5, 1.0}) {
-        HostVector<V, I> hv(n_in, density, 100 + checked);
-        DM::Array<I> d_sidx(std::max<std::size_t>(1, hv.sorted_idx.size())),
-            d_uidx(std::max<std::size_t>(1, hv.unsorted_idx.size()));
-        DM::Array<V> d_sval(std::max<std::size_t>(1, hv.sorted_val.size())),
-            d_uval(std::max<std::size_t>(1, hv.unsorted_val.size())),
-            d_dense(std::max<std::size_t>(1, hv.dense.size()));
-        DM::Array<std::uint32_t> d_bits(std::max<std::size_t>(1, hv.bits.size()));
-        d_sidx.upload(with_one(hv.sorted_idx));
-        d_uidx.upload(with_one(hv.unsorted_idx));
-        d_sval.upload(with_one(hv.sorted_val));
-        d_uval.upload(with_one(hv.unsorted_val));
-        d_dense.upload(with_one(hv.dense));
-        d_bits.upload(with_one(hv.bits));
+        const TestVector<V, I> hv(n_in, density, 100 + checked);
+        DM::Array<I> d_sidx(with_one(hv.sorted_idx)), d_uidx(with_one(hv.unsorted_idx));
+        DM::Array<V> d_sval(with_one(hv.sorted_val)), d_uval(with_one(hv.unsorted_val)),
+            d_dense(with_one(hv.dense_val));
+        DM::Array<std::uint32_t> d_bits(with_one(hv.bits));
         for (VectorFormat f :
              {VectorFormat::sorted, VectorFormat::unsorted, VectorFormat::bitmap}) {
-          SparseVectorView<V, I> hx, dx;  // the same vector on the host and the device
-          hx.size = dx.size = n_in;
-          hx.nnz = dx.nnz = static_cast<std::int64_t>(hv.sorted_idx.size());
-          hx.format = dx.format = f;
+          // The same vector on the host and the device.
+          const SparseVectorView<V, I> hx = hv.view(f);
+          SparseVectorView<V, I> dx = hx;
           dx.memory = Memory::device;
           if (f == VectorFormat::sorted) {
-            hx.indices = hv.sorted_idx.data();
-            hx.values = hv.sorted_val.data();
             dx.indices = d_sidx.get();
             dx.values = d_sval.get();
           } else if (f == VectorFormat::unsorted) {
-            hx.indices = hv.unsorted_idx.data();
-            hx.values = hv.unsorted_val.data();
             dx.indices = d_uidx.get();
             dx.values = d_uval.get();
           } else {
-            hx.bits = hv.bits.data();
-            hx.values = hv.dense.data();
             dx.bits = d_bits.get();
             dx.values = d_dense.get();
           }
@@ -239,15 +172,13 @@ TYPED_TEST(SpmspvGpu, EveryKernelMatchesReference) {
 }
 
 TYPED_TEST(SpmspvGpu, BadVectorsChangeNothing) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   DeviceMatrix<V, I, O> dm(gen::random_rect(40, 50, 4, 31).template convert<V, I, O>());
   gpu::Spmspv<V, I, O> k;
   k.setup(dm.A, &dm.At);
   gpu::Spmspv<V, I, O> no_at;
   no_at.setup(dm.A, nullptr);
-  HostVector<V, I> hv(50, 0.3, 3);
+  const TestVector<V, I> hv(50, 0.3, 3);
   struct Case {
     std::string what;
     std::vector<I> idx;

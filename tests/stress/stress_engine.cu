@@ -387,15 +387,7 @@ class Case {
   ~Case() { cudaStreamDestroy(non_blocking_); }
 
   CsrView<V, I, O> view() const {
-    CsrView<V, I, O> v;
-    v.rows = spec_.rows;
-    v.cols = spec_.cols;
-    v.nnz = nnz_;
-    v.row_ptr = rp_;
-    v.col_idx = ci_;
-    v.values = va_;
-    v.memory = Memory::device;
-    return v;
+    return {spec_.rows, spec_.cols, nnz_, rp_, ci_, va_, Memory::device};
   }
 
   // Fresh x and y_in for op, and the reference sums of A x or A^T x.

@@ -157,4 +157,19 @@ void conform_bad_calls(const std::string& name, void* stream = nullptr) {
   EXPECT_TRUE(matches_reference(Op::N, V(1), M.host.view(), x, V(0), y0, dy.download()));
 }
 
+// conform_products for every table kernel of Mem's memory, on each of `streams`.
+template <class Mem, class V, class I, class O>
+void conform_every_kernel_products(const std::vector<void*>& streams = {nullptr}) {
+  const std::vector<std::string> kernels = table_kernels(Mem::kind);
+  ASSERT_FALSE(kernels.empty());
+  for (const std::string& name : kernels)
+    for (void* stream : streams) conform_products<Mem, V, I, O>(name, stream);
+}
+
+// conform_bad_calls for every table kernel of Mem's memory.
+template <class Mem, class V, class I, class O>
+void conform_every_kernel_bad_calls() {
+  for (const std::string& name : table_kernels(Mem::kind)) conform_bad_calls<Mem, V, I, O>(name);
+}
+
 }  // namespace hola::test

@@ -39,6 +39,13 @@ inline std::vector<AlphaBeta> alpha_beta_cases() {
   return {{1.0, 0.0}, {1.0, 1.0}, {-0.75, 0.0}, {2.5, -1.5}, {0.0, 2.0}, {1.0, 0.5}};
 }
 
+// Default options but for the deterministic mode.
+inline KernelOptions deterministic_options() {
+  KernelOptions o;
+  o.deterministic = true;
+  return o;
+}
+
 // Memory policy for host vectors (the CPU kernels); tests/gpu has the device one.
 struct HostMemory {
   static constexpr Memory kind = Memory::host;
@@ -46,6 +53,7 @@ struct HostMemory {
   struct Array {
     std::vector<T> data;
     explicit Array(std::size_t n = 0) : data(n) {}
+    explicit Array(const std::vector<T>& v) : data(v) {}
     T* get() { return data.data(); }
     void upload(const std::vector<T>& v) { data = v; }
     std::vector<T> download() const { return data; }
@@ -66,13 +74,9 @@ struct PlacedMatrix {
   typename Mem::template Array<V> values;
   explicit PlacedMatrix(const gen::Csr64& A64)
       : host(A64.convert<V, I, O>()),
-        row_ptr(host.row_ptr.size()),
-        col_idx(host.col_idx.size()),
-        values(host.values.size()) {
-    row_ptr.upload(host.row_ptr);
-    col_idx.upload(host.col_idx);
-    values.upload(host.values);
-  }
+        row_ptr(host.row_ptr),
+        col_idx(host.col_idx),
+        values(host.values) {}
   CsrView<V, I, O> view() {
     CsrView<V, I, O> v = host.view();
     v.row_ptr = row_ptr.get();
@@ -83,6 +87,26 @@ struct PlacedMatrix {
   }
 };
 
+// A kernel made with `options` and set up on A (placed in Mem's memory), and a fresh seed for
+// its inputs; trace() names matrix, kernel and seed for the failure messages.
+template <class Mem, class V, class I, class O>
+struct KernelOnMatrix {
+  PlacedMatrix<Mem, V, I, O> M;
+  SpmvKernelPtr<V, I, O> kernel;
+  CsrView<V, I, O> host;  // M's host copy
+  std::uint64_t seed = fresh_seed();
+  KernelOnMatrix(const gen::Csr64& A64, const KernelFactory<V, I, O>& make,
+                 const KernelOptions& options, void* stream)
+      : M(A64), kernel(make(options)), host(M.host.view()) {
+    kernel->setup(M.view(), stream);
+  }
+  std::string trace(const std::string& name) const {
+    return "matrix " + name + " (" + std::to_string(host.rows) + " x " + std::to_string(host.cols) +
+           ", nnz " + std::to_string(host.nnz) + "), kernel " + kernel->name() + ", seed " +
+           std::to_string(seed);
+  }
+};
+
 // Checks one kernel on one matrix: every supported op, every alpha/beta case, in place and with
 // a distinct output (y_out poisoned with NaN), fresh random x and y each time; then new values
 // through set_values(). Failures are reported with the matrix name, op and seed.
@@ -90,14 +114,9 @@ template <class Mem, class V, class I, class O>
 void check_kernel_on_matrix(const std::string& name, const gen::Csr64& A64,
                             KernelFactory<V, I, O> make, const KernelOptions& options,
                             void* stream = nullptr) {
-  PlacedMatrix<Mem, V, I, O> M(A64);
-  auto kernel = make(options);
-  kernel->setup(M.view(), stream);
-  const CsrView<V, I, O> host = M.host.view();
-  const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE("matrix " + name + " (" + std::to_string(host.rows) + " x " +
-               std::to_string(host.cols) + ", nnz " + std::to_string(host.nnz) + "), kernel " +
-               kernel->name() + ", seed " + std::to_string(seed));
+  KernelOnMatrix<Mem, V, I, O> k(A64, make, options, stream);
+  SCOPED_TRACE(k.trace(name));
+  auto& [M, kernel, host, seed] = k;
   const V nan = std::numeric_limits<V>::quiet_NaN();
   std::uint64_t s = seed;
   for (Op op : {Op::N, Op::T}) {

@@ -34,4 +34,18 @@ using MixedIndexTypes = ::testing::Types<
     Types<float, std::int32_t, std::int64_t>, Types<float, std::int64_t, std::int32_t>,
     Types<double, std::int32_t, std::int64_t>, Types<double, std::int64_t, std::int32_t>>;
 
+// The batched tests (hola/batched.hpp): one index type for offsets and indices, so Types<V, I, I>.
+using BatchTypes = SameIndexTypes;
+
 }  // namespace hola::test
+
+// In a typed test's body: V, I, O of its TypeParam. HOLA_TYPES_OF(T) in a fixture over T.
+#define HOLA_TYPES_OF(T)   \
+  using V = typename T::V; \
+  using I = typename T::I; \
+  using O = typename T::O
+#define HOLA_TYPES HOLA_TYPES_OF(TypeParam)
+// In a batched typed test's body: V and I of its TypeParam (BatchTypes).
+#define HOLA_BATCH_TYPES           \
+  using V = typename TypeParam::V; \
+  using I = typename TypeParam::I

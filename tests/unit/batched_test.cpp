@@ -17,11 +17,14 @@
 #include "hola/batched_generate.hpp"
 #include "hola/batched_operator.hpp"
 #include "hola/error.hpp"
+#include "hola/generators.hpp"
 #include "hola/hola_batched.h"
+#include "type_lists.hpp"
 
 namespace hola::batched {
 namespace {
 
+// Its own two-type list rather than test::BatchTypes: ctest names its cases after these types.
 template <class V_, class I_>
 struct Types {
   using V = V_;
@@ -34,20 +37,9 @@ template <class T>
 class BatchedTest : public ::testing::Test {};
 TYPED_TEST_SUITE(BatchedTest, BatchTypes);
 
-#define HOLA_TYPES                 \
-  using V = typename TypeParam::V; \
-  using I = typename TypeParam::I
-
 constexpr Format kFormats[] = {Format::csr, Format::coo, Format::ell};
 
-template <class V>
-std::vector<V> random_vector(std::int64_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<V> v(static_cast<std::size_t>(n));
-  for (auto& e : v) e = static_cast<V>(u(rng));
-  return v;
-}
+using gen::random_vector;
 
 // Exact-ish product from the triplets (long double), and the bound sum |alpha a x| + |beta y|.
 template <class V>
@@ -149,7 +141,7 @@ void check_batch(const std::vector<SmallMatrix<V>>& ms, Format format, std::uint
 }
 
 TYPED_TEST(BatchedTest, SmallMixedBatchesEveryFormat) {
-  HOLA_TYPES;
+  HOLA_BATCH_TYPES;
   for (std::uint64_t seed : {1u, 2u, 3u}) {
     const auto ms = random_matrices<V>(300, 1, 40, seed);
     for (Format f : kFormats) check_batch<V, I>(ms, f, seed);
@@ -157,13 +149,13 @@ TYPED_TEST(BatchedTest, SmallMixedBatchesEveryFormat) {
 }
 
 TYPED_TEST(BatchedTest, MixedSizesUpTo1024EveryFormat) {
-  HOLA_TYPES;
+  HOLA_BATCH_TYPES;
   const auto ms = random_matrices<V>(40, 1, 1024, 7);
   for (Format f : kFormats) check_batch<V, I>(ms, f, 7);
 }
 
 TYPED_TEST(BatchedTest, SharedPatternEveryFormat) {
-  HOLA_TYPES;
+  HOLA_BATCH_TYPES;
   for (std::int64_t n : {1, 5, 33, 200}) {
     const auto ms = random_shared<V>(50, n, n, 100 + n);
     check_batch<V, I>(ms, Format::csr_shared, 11);
@@ -175,7 +167,7 @@ TYPED_TEST(BatchedTest, SharedPatternEveryFormat) {
 }
 
 TYPED_TEST(BatchedTest, EmptyAndTinyBatches) {
-  HOLA_TYPES;
+  HOLA_BATCH_TYPES;
   check_batch<V, I>({}, Format::csr, 1);
   check_batch<V, I>({}, Format::csr_shared, 1);
   check_batch<V, I>({}, Format::coo, 1);
@@ -192,7 +184,7 @@ TYPED_TEST(BatchedTest, EmptyAndTinyBatches) {
 }
 
 TYPED_TEST(BatchedTest, LongRows) {
-  HOLA_TYPES;
+  HOLA_BATCH_TYPES;
   std::mt19937_64 rng(9);
   std::vector<SmallMatrix<V>> ms;
   for (int i = 0; i < 6; ++i) ms.push_back(random_matrix<V>(5 + i, 300, 300, 1.0, rng));
@@ -200,7 +192,7 @@ TYPED_TEST(BatchedTest, LongRows) {
 }
 
 TYPED_TEST(BatchedTest, BetaZeroNeverReadsY) {
-  HOLA_TYPES;
+  HOLA_BATCH_TYPES;
   const auto ms = random_matrices<V>(64, 1, 30, 21);
   for (Format f : kFormats) {
     const auto data = make_batch<V, I>(ms, f);
@@ -257,7 +249,7 @@ void expect_rejected(const BatchData<V, I>& data, status expected, const std::st
 }
 
 TYPED_TEST(BatchedTest, BadInputsRaiseAndWriteNothing) {
-  HOLA_TYPES;
+  HOLA_BATCH_TYPES;
   const auto ms = random_matrices<V>(20, 2, 10, 31);
   const auto csr = make_batch<V, I>(ms, Format::csr);
   const auto coo = make_batch<V, I>(ms, Format::coo);
@@ -403,7 +395,7 @@ TYPED_TEST(BatchedTest, BadInputsRaiseAndWriteNothing) {
 }
 
 TYPED_TEST(BatchedTest, VectorChecks) {
-  HOLA_TYPES;
+  HOLA_BATCH_TYPES;
   const auto d = make_batch<V, I>(random_matrices<V>(10, 1, 8, 3), Format::csr);
   const auto view = d.view();
   std::vector<V> x(static_cast<std::size_t>(d.total_cols), V(1));
@@ -447,7 +439,7 @@ TYPED_TEST(BatchedTest, VectorChecks) {
 }
 
 TYPED_TEST(BatchedTest, OperatorCpuBackends) {
-  HOLA_TYPES;
+  HOLA_BATCH_TYPES;
   const auto ms = random_matrices<V>(120, 1, 70, 41);
   for (Format f : {Format::csr, Format::coo, Format::ell}) {
     const auto d = make_batch<V, I>(ms, f);
@@ -499,33 +491,20 @@ TYPED_TEST(BatchedTest, OperatorCpuBackends) {
   }
 }
 
+// The C descriptor of a host batch: the view's fields, in hola_batched_desc's order.
 template <class V, class I>
 hola_batched_desc describe(const BatchData<V, I>& d) {
-  hola_batched_desc c{};
-  c.format = static_cast<hola_batched_format>(d.format);
-  c.value_type = std::is_same_v<V, float> ? HOLA_FLOAT32 : HOLA_FLOAT64;
-  c.index_type = std::is_same_v<I, std::int32_t> ? HOLA_INT32 : HOLA_INT64;
-  c.memory = HOLA_MEMORY_HOST;
-  c.count = d.count;
   const BatchView<V, I> v = d.view();
-  c.row_off = v.row_off;
-  c.col_off = v.col_off;
-  c.nnz_off = v.nnz_off;
-  c.shared_rows = d.shared_rows;
-  c.shared_cols = d.shared_cols;
-  c.shared_nnz = d.shared_nnz;
-  c.row_ptr = v.row_ptr;
-  c.row_idx = v.row_idx;
-  c.col_idx = v.col_idx;
-  c.values = v.values;
-  c.total_rows = d.total_rows;
-  c.total_cols = d.total_cols;
-  c.total_nnz = d.total_nnz;
-  return c;
+  const auto format = static_cast<hola_batched_format>(v.format);
+  const hola_value_type value_type = std::is_same_v<V, float> ? HOLA_FLOAT32 : HOLA_FLOAT64;
+  const hola_index_type index_type = std::is_same_v<I, std::int32_t> ? HOLA_INT32 : HOLA_INT64;
+  return {format,    value_type, index_type,    HOLA_MEMORY_HOST, v.count,      v.row_off,
+          v.col_off, v.nnz_off,  v.shared_rows, v.shared_cols,    v.shared_nnz, v.row_ptr,
+          v.row_idx, v.col_idx,  v.values,      v.total_rows,     v.total_cols, v.total_nnz};
 }
 
 TYPED_TEST(BatchedTest, CApi) {
-  HOLA_TYPES;
+  HOLA_BATCH_TYPES;
   const auto ms = random_matrices<V>(50, 1, 40, 43);
   for (Format f : {Format::csr, Format::coo, Format::ell}) {
     const auto d = make_batch<V, I>(ms, f);

@@ -14,20 +14,13 @@ class HostConformance : public ::testing::Test {};
 TYPED_TEST_SUITE(HostConformance, AllTypes);
 
 TYPED_TEST(HostConformance, ProductsOnEveryFamily) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
-  const std::vector<std::string> kernels = table_kernels(Memory::host);
-  ASSERT_FALSE(kernels.empty());
-  for (const std::string& name : kernels) conform_products<HostMemory, V, I, O>(name);
+  HOLA_TYPES;
+  conform_every_kernel_products<HostMemory, V, I, O>();
 }
 
 TYPED_TEST(HostConformance, BadCallsChangeNothing) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
-  for (const std::string& name : table_kernels(Memory::host))
-    conform_bad_calls<HostMemory, V, I, O>(name);
+  HOLA_TYPES;
+  conform_every_kernel_bad_calls<HostMemory, V, I, O>();
 }
 
 }  // namespace

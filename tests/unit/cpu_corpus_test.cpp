@@ -20,9 +20,7 @@ hola::SpmvKernelPtr<V, I, O> make_cpu(const hola::KernelOptions& o) {
 }
 
 TYPED_TEST(CpuCorpus, Families) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   for (int threads : {1, 3}) {
     hola::KernelOptions opt;
     opt.cpu_threads = threads;
@@ -32,18 +30,14 @@ TYPED_TEST(CpuCorpus, Families) {
 }
 
 TYPED_TEST(CpuCorpus, RealMatrices) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   if (hola::test::matrices_dir().empty()) GTEST_SKIP() << hola::test::matrices_missing_reason();
   hola::test::check_kernel_on_corpus<hola::test::HostMemory, V, I, O>(
       hola::test::real_corpus(), &make_cpu<V, I, O>, hola::KernelOptions{});
 }
 
 TYPED_TEST(CpuCorpus, BlockBoundaries) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   hola::KernelOptions opt;
   opt.cpu_threads = 4;
   hola::test::check_kernel_on_corpus<hola::test::HostMemory, V, I, O>(

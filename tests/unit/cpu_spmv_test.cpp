@@ -153,9 +153,7 @@ void expect_matches_reference(Op op, V alpha, const CsrView<V, I, O>& A, const s
 template <class T>
 class CpuSpmvTest : public ::testing::Test {
  protected:
-  using V = typename T::V;
-  using I = typename T::I;
-  using O = typename T::O;
+  HOLA_TYPES_OF(T);
   using Kernel = hola::cpu::MergeSpmv<V, I, O>;
   static KernelOptions threads(int n) {
     KernelOptions o;

@@ -20,6 +20,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -41,6 +42,13 @@ using I64 = std::int64_t;
 template <class V = double, class I = I32, class O = I32>
 CsrMatrix<V, I, O> parse(const std::string& text, MatrixMarketInfo* info = nullptr) {
   return hola::parse_matrix_market<V, I, O>(text, "test.mtx", info);
+}
+
+// The header of `text` as parse() reports it.
+MatrixMarketInfo parsed_info(const std::string& text) {
+  MatrixMarketInfo info;
+  parse(text, &info);
+  return info;
 }
 
 template <class V, class I, class O>
@@ -166,13 +174,11 @@ TEST(MatrixMarketParse, HeaderKeywordsAreCaseInsensitive) {
 }
 
 TEST(MatrixMarketParse, InfoIsFilled) {
-  MatrixMarketInfo info;
-  parse(
+  const MatrixMarketInfo info = parsed_info(
       "%%MatrixMarket matrix coordinate pattern symmetric\n"
       "4 4 2\n"
       "2 1\n"
-      "4 4\n",
-      &info);
+      "4 4\n");
   EXPECT_EQ(info.field, MmField::pattern);
   EXPECT_EQ(info.symmetry, MmSymmetry::symmetric);
   EXPECT_EQ(info.rows, 4);
@@ -577,9 +583,7 @@ CsrMatrix<V, I, O> random_matrix(I64 rows, I64 cols, unsigned seed) {
 }
 
 TYPED_TEST(MatrixMarketRoundTrip, WriteThenReadIsBitwiseEqual) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   const std::string path = temp_path(std::string("roundtrip_") + hola::value_type_name<V>() +
                                      hola::index_type_name<I>() + hola::index_type_name<O>());
   for (const auto& [rows, cols] :
@@ -810,9 +814,8 @@ TEST_P(MatrixMarketRealMatrix, MatchesTheCorpusTable) {
     FAIL() << "cannot read " << path << ": " << e.what();
   }
   const MatrixMarketInfo head = hola::read_matrix_market_info(path);
-  EXPECT_EQ(head.rows, m.rows);
-  EXPECT_EQ(head.cols, m.cols);
-  EXPECT_EQ(head.stored_entries, m.stored);
+  EXPECT_EQ(std::tie(head.rows, head.cols, head.stored_entries), std::tie(m.rows, m.cols, m.stored))
+      << "(rows, cols, stored entries) of the header";
   EXPECT_EQ(head.field, m.field);
   EXPECT_EQ(head.symmetry, m.symmetry);
   EXPECT_EQ(info.stored_entries, m.stored);

@@ -24,9 +24,7 @@ using hola::test::AllTypes;
 template <class T>
 class ReferenceTest : public ::testing::Test {
  protected:
-  using V = typename T::V;
-  using I = typename T::I;
-  using O = typename T::O;
+  HOLA_TYPES_OF(T);
   using Matrix = CsrMatrix<V, I, O>;
 
   // make(rows, cols, row_ptr, col_idx, values).

@@ -23,19 +23,9 @@ hola::RowLengthStats stats_of(const hola::gen::Csr64& A) {
 
 hola::MatrixFeatures features_of(const hola::detail::TreeCase& c) {
   hola::MatrixFeatures f;
-  f.lengths.rows = c.rows;
-  f.lengths.cols = c.cols;
-  f.lengths.nnz = c.nnz;
-  f.lengths.min_row = c.min_row;
-  f.lengths.max_row = c.max_row;
-  f.lengths.empty_rows = c.empty_rows;
-  f.lengths.std_row = c.std_row;
-  f.lengths.gini = c.gini;
-  f.structure.nnz = c.nnz;
-  f.structure.group_slots = c.group_slots;
-  f.structure.row_near = c.row_near;
-  f.structure.neighbor_near = c.neighbor_near;
-  f.structure.neighbor_mid = c.neighbor_mid;
+  // In the order of the members of RowLengthStats and StructureStats (hola/features.hpp).
+  f.lengths = {c.rows, c.cols, c.nnz, c.min_row, c.max_row, c.empty_rows, c.std_row, c.gini};
+  f.structure = {c.nnz, c.group_slots, c.row_near, c.neighbor_near, c.neighbor_mid};
   return f;
 }
 

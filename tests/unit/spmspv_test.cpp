@@ -21,6 +21,7 @@
 #include "hola/spmspv.hpp"
 #include "hola/spmspv_graph.hpp"
 #include "hola/spmspv_operator.hpp"
+#include "spmspv_cases.hpp"
 #include "status_of.hpp"
 #include "type_lists.hpp"
 
@@ -29,78 +30,9 @@ namespace {
 
 using namespace hola::spmspv;
 
-// Every generated family, small enough to sweep every combination.
 std::vector<std::pair<std::string, gen::Csr64>> families() {
-  std::vector<std::pair<std::string, gen::Csr64>> f;
-  f.emplace_back("poisson2d", gen::poisson2d(12, 10));
-  f.emplace_back("poisson3d", gen::poisson3d(6, 5, 4));
-  f.emplace_back("stencil27", gen::stencil27(5, 5, 4));
-  f.emplace_back("banded_normal", gen::banded_normal(300, 6, 10.0, 1));
-  f.emplace_back("banded_uniform", gen::banded_normal(200, 5, 0.0, 2));
-  f.emplace_back("random_rect_wide", gen::random_rect(90, 300, 5, 3));
-  f.emplace_back("random_rect_tall", gen::random_rect(300, 70, 4, 4));
-  f.emplace_back("rmat", gen::rmat(9, 8, 5));
-  f.emplace_back("circuit", gen::circuit(400, 6, 0.3, 2, 150));
-  f.emplace_back("arrow", gen::arrow(120));
-  f.emplace_back("random_with_nnz", gen::random_with_nnz(200, 150, 1000, 7));
-  f.emplace_back("empty", gen::empty(50, 40));
-  f.emplace_back("single_row", gen::single_row(200, 50, 8));
-  f.emplace_back("single_column", gen::single_column(100, 9));
-  f.emplace_back("one_full_row", gen::one_full_row(60, 80, 17, 10));
-  return f;
+  return spmspv_families(SpmspvExtraFamily::banded_uniform);
 }
-
-// Sparse x of length n with round(density n) entries at random distinct positions, in every
-// format. Owns its arrays.
-template <class V, class I>
-struct TestVector {
-  std::int64_t n = 0;
-  std::vector<I> sorted_idx, unsorted_idx;
-  std::vector<V> sorted_val, unsorted_val, dense_val;
-  std::vector<std::uint32_t> bits;
-
-  TestVector(std::int64_t size, double density, std::uint64_t seed) : n(size) {
-    std::mt19937_64 rng(seed);
-    std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
-    std::iota(perm.begin(), perm.end(), 0);
-    std::shuffle(perm.begin(), perm.end(), rng);
-    const auto nnz = static_cast<std::int64_t>(std::llround(density * static_cast<double>(n)));
-    perm.resize(static_cast<std::size_t>(nnz));
-    auto vals = gen::random_vector<V>(nnz, seed + 1);
-    dense_val.assign(static_cast<std::size_t>(n), V(0));
-    bits.assign(static_cast<std::size_t>((n + 31) / 32), 0u);
-    for (std::int64_t k = 0; k < nnz; ++k) {
-      unsorted_idx.push_back(static_cast<I>(perm[k]));
-      unsorted_val.push_back(vals[k]);
-      dense_val[perm[k]] = vals[k];
-      bits[perm[k] / 32] |= 1u << (perm[k] % 32);
-    }
-    std::vector<std::int64_t> order(perm.begin(), perm.end());
-    std::sort(order.begin(), order.end());
-    for (auto j : order) {
-      sorted_idx.push_back(static_cast<I>(j));
-      sorted_val.push_back(dense_val[j]);
-    }
-  }
-  std::int64_t nnz() const { return static_cast<std::int64_t>(sorted_idx.size()); }
-  SparseVectorView<V, I> view(VectorFormat f) const {
-    SparseVectorView<V, I> x;
-    x.size = n;
-    x.nnz = nnz();
-    x.format = f;
-    if (f == VectorFormat::sorted) {
-      x.indices = sorted_idx.data();
-      x.values = sorted_val.data();
-    } else if (f == VectorFormat::unsorted) {
-      x.indices = unsorted_idx.data();
-      x.values = unsorted_val.data();
-    } else {
-      x.bits = bits.data();
-      x.values = dense_val.data();
-    }
-    return x;
-  }
-};
 
 std::vector<std::uint8_t> random_mask(std::int64_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -132,8 +64,6 @@ struct TestOutput {
   }
 };
 
-const Semiring kSemirings[] = {Semiring::plus_times, Semiring::or_and, Semiring::min_first,
-                               Semiring::min_second};
 const VectorFormat kFormats[] = {VectorFormat::sorted, VectorFormat::unsorted,
                                  VectorFormat::bitmap};
 const double kDensities[] = {0.0, 0.003, 0.05, 0.5, 1.0};
@@ -199,9 +129,7 @@ std::int64_t sweep(const std::string& name, const CsrMatrix<V, I, O>& Am,
 }
 
 TYPED_TEST(Spmspv, EveryFamilyMatchesReference) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   std::vector<double> densities(std::begin(kDensities), std::end(kDensities));
   std::int64_t checked = 0;
   for (const auto& [name, m] : families())
@@ -211,9 +139,7 @@ TYPED_TEST(Spmspv, EveryFamilyMatchesReference) {
 
 // Large enough for the parallel (bucketed) vector-driven path and multi-thread compaction.
 TYPED_TEST(Spmspv, LargeMatrixParallelPaths) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   const auto m = gen::rmat(12, 16, 21).convert<V, I, O>();
   EXPECT_GT(sweep("rmat12", m, {0.002, 0.5}), 0);
   const auto b = gen::banded_normal(20000, 8, 100.0, 22).convert<V, I, O>();
@@ -222,9 +148,7 @@ TYPED_TEST(Spmspv, LargeMatrixParallelPaths) {
 
 // The SpMSpV reference itself against the dense SpMV reference (plus_times, no mask).
 TYPED_TEST(Spmspv, ReferenceAgreesWithDenseSpmv) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   for (const auto& [name, m64] : families()) {
     const auto m = m64.template convert<V, I, O>();
     const auto A = m.view();
@@ -315,9 +239,7 @@ TEST(SpmspvSmall, HandComputed) {
 
 // Every bad input: the expected status, y untouched, and the next good call still right.
 TYPED_TEST(Spmspv, BadInputsChangeNothing) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   const auto m = gen::random_rect(40, 50, 4, 31).convert<V, I, O>();
   const auto A = m.view();
   ColumnView<V, I, O> cv;
@@ -523,9 +445,7 @@ TEST(SpmspvSmall, SelectionRule) {
 }
 
 TYPED_TEST(Spmspv, OperatorSelectsAndMatchesReference) {
-  using V = typename TypeParam::V;
-  using I = typename TypeParam::I;
-  using O = typename TypeParam::O;
+  HOLA_TYPES;
   auto m = gen::rmat(11, 8, 71).convert<V, I, O>();
   SpmspvOperator<V, I, O> op;
   EXPECT_FALSE(op.is_setup());

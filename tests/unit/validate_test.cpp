@@ -20,14 +20,10 @@ using hola::CsrView;
 using hola::status;
 using hola::ValidationOptions;
 
-using hola::test::AllTypes;
-
 template <class T>
 class ValidateTest : public ::testing::Test {
  protected:
-  using V = typename T::V;
-  using I = typename T::I;
-  using O = typename T::O;
+  HOLA_TYPES_OF(T);
   using View = CsrView<V, I, O>;
 
   // 3 x 4:  row 0: cols 0, 2; row 1: empty; row 2: cols 1, 3.
@@ -52,7 +48,7 @@ class ValidateTest : public ::testing::Test {
 
   CsrMatrix<V, I, O> m_;
 };
-TYPED_TEST_SUITE(ValidateTest, AllTypes);
+TYPED_TEST_SUITE(ValidateTest, hola::test::AllTypes);
 
 TYPED_TEST(ValidateTest, ValidMatricesPass) {
   auto A = this->view();

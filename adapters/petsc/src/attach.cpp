@@ -253,14 +253,7 @@ PetscErrorCode Attach(Mat A, const Settings& settings, const SeqOps& seq) {
 void SetupOperator(Ctx* ctx, PetscInt rows, PetscInt cols, PetscInt nnz, const PetscInt* ai,
                    const PetscInt* aj, const PetscScalar* aa, hola::Memory memory,
                    PetscObjectState state, void* stream) {
-  hola::CsrView<PetscScalar, PetscInt, PetscInt> view;
-  view.rows = rows;
-  view.cols = cols;
-  view.nnz = nnz;
-  view.row_ptr = ai;
-  view.col_idx = aj;
-  view.values = aa;
-  view.memory = memory;
+  const auto view = hola::csr_view(rows, cols, nnz, ai, aj, aa, memory);
   if (!ctx->op) {
     hola::OperatorOptions o;
     o.kernel = ctx->settings.kernel;
@@ -319,16 +312,12 @@ PetscErrorCode ViewOnce(Ctx* ctx, PetscInt rows, PetscInt cols, PetscInt nnz) {
 }
 #endif
 
-}  // namespace hola_petsc
-
-using hola_petsc::Ctx;
-using hola_petsc::GetCtx;
-
-PETSC_EXTERN PetscErrorCode HolaPetscGetStats(Mat A, PetscInt* kernel_calls, PetscInt* fallbacks,
-                                              PetscInt* analyses) {
+// Calls f(ctx) for each local block of A that Hola is attached to: A itself, or the diagonal and
+// off-diagonal blocks of an MPIAIJ matrix.
+template <class F>
+PetscErrorCode ForEachLocalBlockCtx(Mat A, F&& f) {
   Mat blk[2] = {A, nullptr};
   PetscBool mpi;
-  PetscInt k = 0, f = 0, r = 0;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
@@ -337,13 +326,30 @@ PETSC_EXTERN PetscErrorCode HolaPetscGetStats(Mat A, PetscInt* kernel_calls, Pet
     Ctx* ctx = nullptr;
     if (!b) continue;
     PetscCall(GetCtx(b, PETSC_FALSE, &ctx));
-    if (!ctx) continue;
-    k += ctx->kernel_calls;
-    f += ctx->fallbacks;
-#if HOLA_PETSC_SCALAR_SUPPORTED
-    if (ctx->op) r += (PetscInt)ctx->op->analysis_count();
-#endif
+    if (ctx) f(*ctx);
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+}  // namespace hola_petsc
+
+using hola_petsc::Ctx;
+using hola_petsc::ForEachLocalBlockCtx;
+using hola_petsc::GetCtx;
+
+PETSC_EXTERN PetscErrorCode HolaPetscGetStats(Mat A, PetscInt* kernel_calls, PetscInt* fallbacks,
+                                              PetscInt* analyses) {
+  PetscInt k = 0, f = 0, r = 0;
+  auto add = [&](const Ctx& ctx) {
+    k += ctx.kernel_calls;
+    f += ctx.fallbacks;
+#if HOLA_PETSC_SCALAR_SUPPORTED
+    if (ctx.op) r += (PetscInt)ctx.op->analysis_count();
+#endif
+  };
+
+  PetscFunctionBegin;
+  PetscCall(ForEachLocalBlockCtx(A, add));
   if (kernel_calls) *kernel_calls = k;
   if (fallbacks) *fallbacks = f;
   if (analyses) *analyses = r;
@@ -351,21 +357,15 @@ PETSC_EXTERN PetscErrorCode HolaPetscGetStats(Mat A, PetscInt* kernel_calls, Pet
 }
 
 PETSC_EXTERN PetscErrorCode HolaPetscGetDecisionsTakenOver(Mat A, PetscInt* taken_over) {
-  Mat blk[2] = {A, nullptr};
-  PetscBool mpi;
   PetscInt n = 0;
+  auto add = [&]([[maybe_unused]] const Ctx& ctx) {
+#if HOLA_PETSC_SCALAR_SUPPORTED
+    if (ctx.op) n += (PetscInt)ctx.op->decisions_taken_over();
+#endif
+  };
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
-  if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], nullptr));
-  for (Mat b : blk) {
-    Ctx* ctx = nullptr;
-    if (!b) continue;
-    PetscCall(GetCtx(b, PETSC_FALSE, &ctx));
-#if HOLA_PETSC_SCALAR_SUPPORTED
-    if (ctx && ctx->op) n += (PetscInt)ctx->op->decisions_taken_over();
-#endif
-  }
+  PetscCall(ForEachLocalBlockCtx(A, add));
   *taken_over = n;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cuda_utils.cuh"
+#include "hola/detail/instantiate.hpp"
 #include "hola/structure_sample.hpp"
 
 namespace hola::gpu {
@@ -47,10 +48,7 @@ std::vector<std::int64_t> structure_sample_device(const O* row_ptr, const I* col
 #define HOLA_INSTANTIATE(I, O)                                      \
   template std::vector<std::int64_t> structure_sample_device<I, O>( \
       const O*, const I*, std::int64_t, std::int64_t, void*);
-HOLA_INSTANTIATE(std::int32_t, std::int32_t)
-HOLA_INSTANTIATE(std::int32_t, std::int64_t)
-HOLA_INSTANTIATE(std::int64_t, std::int32_t)
-HOLA_INSTANTIATE(std::int64_t, std::int64_t)
+HOLA_FOR_EACH_INDEX_OFFSET(HOLA_INSTANTIATE)
 #undef HOLA_INSTANTIATE
 
 }  // namespace hola::gpu

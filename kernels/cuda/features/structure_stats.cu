@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "common/cuda_utils.cuh"
+#include "hola/detail/instantiate.hpp"
 #include "hola/features.hpp"
 
 namespace hola::gpu {
@@ -134,10 +135,7 @@ StructureStats device_structure_stats(const O* row_ptr, const I* col_idx, std::i
 #define HOLA_INSTANTIATE_STRUCTURE(I, O)                                                 \
   template StructureStats device_structure_stats<I, O>(const O*, const I*, std::int64_t, \
                                                        std::int64_t, void*);
-HOLA_INSTANTIATE_STRUCTURE(std::int32_t, std::int32_t)
-HOLA_INSTANTIATE_STRUCTURE(std::int32_t, std::int64_t)
-HOLA_INSTANTIATE_STRUCTURE(std::int64_t, std::int32_t)
-HOLA_INSTANTIATE_STRUCTURE(std::int64_t, std::int64_t)
+HOLA_FOR_EACH_INDEX_OFFSET(HOLA_INSTANTIATE_STRUCTURE)
 #undef HOLA_INSTANTIATE_STRUCTURE
 
 }  // namespace hola::gpu

@@ -1,10 +1,8 @@
 // Explicit instantiations of LightSpMV for float values (split by value type so that the build
 // compiles the two halves in parallel).
+#include "hola/detail/instantiate.hpp"
 #include "light/light_kernel.cuh"
 
 namespace hola::gpu {
-HOLA_LIGHT_INSTANTIATE(float, std::int32_t, std::int32_t)
-HOLA_LIGHT_INSTANTIATE(float, std::int32_t, std::int64_t)
-HOLA_LIGHT_INSTANTIATE(float, std::int64_t, std::int32_t)
-HOLA_LIGHT_INSTANTIATE(float, std::int64_t, std::int64_t)
+HOLA_FOR_EACH_INDEX_OFFSET_OF(HOLA_LIGHT_INSTANTIATE, float)
 }  // namespace hola::gpu

@@ -1,10 +1,8 @@
 // Explicit instantiations of the row-wise kernels for double values (split by value type so that
 // the build compiles the two halves in parallel).
+#include "hola/detail/instantiate.hpp"
 #include "rowwise/rowwise_kernels.cuh"
 
 namespace hola::gpu {
-HOLA_ROWWISE_INSTANTIATE(double, std::int32_t, std::int32_t)
-HOLA_ROWWISE_INSTANTIATE(double, std::int32_t, std::int64_t)
-HOLA_ROWWISE_INSTANTIATE(double, std::int64_t, std::int32_t)
-HOLA_ROWWISE_INSTANTIATE(double, std::int64_t, std::int64_t)
+HOLA_FOR_EACH_INDEX_OFFSET_OF(HOLA_ROWWISE_INSTANTIATE, double)
 }  // namespace hola::gpu

@@ -618,3 +618,6 @@ void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
 }
 
 }  // namespace hola::spmspv::gpu
+
+// Explicit instantiation of the operator for one type combination (inside hola::spmspv::gpu).
+#define HOLA_SPMSPV_GPU_INSTANTIATE(V, I, O) template class Spmspv<V, I, O>;

@@ -37,21 +37,32 @@ struct BatchData {
     b.format = format;
     b.memory = Memory::host;
     b.count = count;
-    auto ptr = [](const std::vector<I>& a) { return a.empty() ? nullptr : a.data(); };
-    b.row_off = ptr(row_off);
-    b.col_off = ptr(col_off);
-    b.nnz_off = ptr(nnz_off);
-    b.row_ptr = ptr(row_ptr);
-    b.row_idx = ptr(row_idx);
-    b.col_idx = ptr(col_idx);
-    b.values = values.empty() ? nullptr : values.data();
     b.shared_rows = shared_rows;
     b.shared_cols = shared_cols;
     b.shared_nnz = shared_nnz;
+    point_index_arrays(b, data_or_null<I>);
+    b.values = data_or_null(values);
     b.total_rows = total_rows;
     b.total_cols = total_cols;
     b.total_nnz = total_nnz;
     return b;
+  }
+
+  // Points each of b's six index arrays at place(v), v the vector of that array here: e.g.
+  // data_or_null, or a copy of v in device memory.
+  template <class Place>
+  void point_index_arrays(BatchView<V, I>& b, Place&& place) const {
+    b.row_off = place(row_off);
+    b.col_off = place(col_off);
+    b.nnz_off = place(nnz_off);
+    b.row_ptr = place(row_ptr);
+    b.row_idx = place(row_idx);
+    b.col_idx = place(col_idx);
+  }
+
+  template <class T>
+  static const T* data_or_null(const std::vector<T>& v) {
+    return v.empty() ? nullptr : v.data();
   }
 };
 

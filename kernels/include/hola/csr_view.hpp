@@ -28,6 +28,13 @@ struct CsrView {
   Memory memory = Memory::host;
 };
 
+// The view of these arrays (`memory`: where they are).
+template <class V, class I, class O>
+CsrView<V, I, O> csr_view(std::int64_t rows, std::int64_t cols, std::int64_t nnz, const O* row_ptr,
+                          const I* col_idx, const V* values, Memory memory = Memory::host) {
+  return {rows, cols, nnz, row_ptr, col_idx, values, memory};
+}
+
 // Owning host CSR matrix. Rows are kept sorted by column when built by the library.
 template <class V, class I, class O>
 struct CsrMatrix {
@@ -44,15 +51,7 @@ struct CsrMatrix {
   std::int64_t nnz() const { return static_cast<std::int64_t>(col_idx.size()); }
 
   CsrView<V, I, O> view() const {
-    CsrView<V, I, O> v;
-    v.rows = rows;
-    v.cols = cols;
-    v.nnz = nnz();
-    v.row_ptr = row_ptr.data();
-    v.col_idx = col_idx.data();
-    v.values = values.data();
-    v.memory = Memory::host;
-    return v;
+    return csr_view(rows, cols, nnz(), row_ptr.data(), col_idx.data(), values.data());
   }
 
   // Same structure and values in other index / value types (throws if they do not fit).

@@ -27,6 +27,14 @@ struct RowLengthStats {
 
 namespace detail {
 
+// std_row and gini from the sums over the lengths in increasing order: `squares` of (x - mean)^2
+// and `weighted` of (2i - n + 1) x_i, over n = s.rows lengths.
+inline void set_std_and_gini(long double squares, long double weighted, RowLengthStats& s) {
+  const long double n = static_cast<long double>(s.rows);
+  s.std_row = static_cast<double>(std::sqrt(squares / n));
+  s.gini = s.nnz > 0 ? static_cast<double>(weighted / (n * static_cast<long double>(s.nnz))) : 0.0;
+}
+
 // Gini coefficient and variance from a histogram of row lengths (count[v] rows of length v),
 // visiting lengths in increasing order. With the lengths sorted ascending, x_0 <= ... <= x_{n-1},
 // Gini = sum_i (2i - n + 1) x_i / (n sum_i x_i); the rows of length v occupy ranks
@@ -44,8 +52,7 @@ inline void gini_and_std_from_histogram(const std::vector<std::int64_t>& count, 
     squares += static_cast<long double>(c) * (x - mean) * (x - mean);
     first += c;
   }
-  s.std_row = static_cast<double>(std::sqrt(squares / n));
-  s.gini = s.nnz > 0 ? static_cast<double>(weighted / (n * static_cast<long double>(s.nnz))) : 0.0;
+  set_std_and_gini(squares, weighted, s);
 }
 
 }  // namespace detail
@@ -88,8 +95,7 @@ RowLengthStats row_length_stats(const O* row_ptr, std::int64_t rows, std::int64_
     weighted += x * (2.0L * i - n + 1);
     squares += (x - mean) * (x - mean);
   }
-  s.std_row = static_cast<double>(std::sqrt(squares / n));
-  s.gini = s.nnz > 0 ? static_cast<double>(weighted / (n * static_cast<long double>(s.nnz))) : 0.0;
+  detail::set_std_and_gini(squares, weighted, s);
   return s;
 }
 
@@ -107,8 +113,7 @@ struct StructureStats {
   // Nonzeros at position k of a row r > 0 whose column is within kNearColumns (resp.
   // kMidColumns) of the column at position k of row r - 1 (when row r - 1 has one): x that
   // the neighbouring row has just read (the same cache line; the same few kilobytes).
-  std::int64_t neighbor_near = 0;
-  std::int64_t neighbor_mid = 0;
+  std::int64_t neighbor_near = 0, neighbor_mid = 0;
 
   static constexpr std::int64_t kStructureGroupRows = 32;  // one warp of threads
   static constexpr std::int64_t kNearColumns = 32;         // 128 bytes of float x

@@ -63,93 +63,49 @@ struct Cpu {
   }
 };
 
-// The GPU families (kernels/cuda/<family>/); factories declared in hola/gpu_kernels.hpp.
+// The GPU families (kernels/cuda/<family>/): device memory, op N and T. A row is
+//   HOLA_GPU_ROW(Row, name, description, determinism, index types, setup data, factory call);
+// the factory call (declared in hola/gpu_kernels.hpp; V, I, O and `options` are in scope) is
+// `make`, which exists in builds with HOLA_ENABLE_CUDA only.
 #if defined(HOLA_ENABLE_CUDA)
-#define HOLA_GPU_ROW_FACTORY(call)                                   \
+#define HOLA_GPU_ROW_FACTORY(...)                                    \
   template <class V, class I, class O>                               \
   static SpmvKernelPtr<V, I, O> make(const KernelOptions& options) { \
-    return call;                                                     \
+    return __VA_ARGS__;                                              \
   }
 #else
-#define HOLA_GPU_ROW_FACTORY(call)
+#define HOLA_GPU_ROW_FACTORY(...)
 #endif
+#define HOLA_GPU_ROW(Row, name, description, determinism, index_types, setup, ...) \
+  struct Row {                                                                     \
+    static constexpr KernelFamily family{name,                                     \
+                                         description,                              \
+                                         Memory::device,                           \
+                                         Ops::n_and_t,                             \
+                                         Determinism::determinism,                 \
+                                         IndexTypes::index_types,                  \
+                                         SetupData::setup};                        \
+    HOLA_GPU_ROW_FACTORY(__VA_ARGS__)                                              \
+  }
 
-struct Hola {
-  static constexpr KernelFamily family{
-      "hola",          "Hola-SpMV: strict nnz split per block and thread, bit-mask rows",
-      Memory::device,  Ops::n_and_t,
-      Determinism::n,  IndexTypes::mixed,
-      SetupData::kept,
-  };
-  HOLA_GPU_ROW_FACTORY((gpu::make_hola<V, I, O>(options)))
-};
+HOLA_GPU_ROW(Hola, "hola", "Hola-SpMV: strict nnz split per block and thread, bit-mask rows", n,
+             mixed, kept, gpu::make_hola<V, I, O>(options));
+HOLA_GPU_ROW(Merge, "merge", "merge-path SpMV with deterministic carry fix-up", n, mixed, kept,
+             gpu::make_merge<V, I, O>(options));
+HOLA_GPU_ROW(Light, "light", "LightSpMV: persistent grid, dynamic rows through an atomic counter",
+             n, mixed, kept, gpu::make_light<V, I, O>(options));
+HOLA_GPU_ROW(Scalar, "scalar", "one thread per row", n, mixed, none,
+             gpu::make_scalar<V, I, O>(options));
+HOLA_GPU_ROW(Vector, "vector", "one warp per row", n, mixed, none,
+             gpu::make_vector<V, I, O>(options));
+HOLA_GPU_ROW(VectorAdaptive, "vector-adaptive", "2-32 lanes per row from the mean row length", n,
+             mixed, none, gpu::make_vector_adaptive<V, I, O>(options));
+HOLA_GPU_ROW(Cusparse, "cusparse", "cuSPARSE cusparseSpMV CSR_ALG1", none, equal, kept,
+             gpu::make_cusparse<V, I, O>(options, 1));
+HOLA_GPU_ROW(CusparseAlg2, "cusparse-alg2", "cuSPARSE cusparseSpMV CSR_ALG2 (deterministic op N)",
+             n, equal, kept, gpu::make_cusparse<V, I, O>(options, 2));
 
-struct Merge {
-  static constexpr KernelFamily family{
-      "merge",         "merge-path SpMV with deterministic carry fix-up",
-      Memory::device,  Ops::n_and_t,
-      Determinism::n,  IndexTypes::mixed,
-      SetupData::kept,
-  };
-  HOLA_GPU_ROW_FACTORY((gpu::make_merge<V, I, O>(options)))
-};
-
-struct Light {
-  static constexpr KernelFamily family{
-      "light",         "LightSpMV: persistent grid, dynamic rows through an atomic counter",
-      Memory::device,  Ops::n_and_t,
-      Determinism::n,  IndexTypes::mixed,
-      SetupData::kept,
-  };
-  HOLA_GPU_ROW_FACTORY((gpu::make_light<V, I, O>(options)))
-};
-
-struct Scalar {
-  static constexpr KernelFamily family{
-      "scalar",       "one thread per row", Memory::device,  Ops::n_and_t,
-      Determinism::n, IndexTypes::mixed,    SetupData::none,
-  };
-  HOLA_GPU_ROW_FACTORY((gpu::make_scalar<V, I, O>(options)))
-};
-
-struct Vector {
-  static constexpr KernelFamily family{
-      "vector",       "one warp per row", Memory::device,  Ops::n_and_t,
-      Determinism::n, IndexTypes::mixed,  SetupData::none,
-  };
-  HOLA_GPU_ROW_FACTORY((gpu::make_vector<V, I, O>(options)))
-};
-
-struct VectorAdaptive {
-  static constexpr KernelFamily family{
-      "vector-adaptive", "2-32 lanes per row from the mean row length",
-      Memory::device,    Ops::n_and_t,
-      Determinism::n,    IndexTypes::mixed,
-      SetupData::none,
-  };
-  HOLA_GPU_ROW_FACTORY((gpu::make_vector_adaptive<V, I, O>(options)))
-};
-
-struct Cusparse {
-  static constexpr KernelFamily family{
-      "cusparse",        "cuSPARSE cusparseSpMV CSR_ALG1",
-      Memory::device,    Ops::n_and_t,
-      Determinism::none, IndexTypes::equal,
-      SetupData::kept,
-  };
-  HOLA_GPU_ROW_FACTORY((gpu::make_cusparse<V, I, O>(options, 1)))
-};
-
-struct CusparseAlg2 {
-  static constexpr KernelFamily family{
-      "cusparse-alg2", "cuSPARSE cusparseSpMV CSR_ALG2 (deterministic op N)",
-      Memory::device,  Ops::n_and_t,
-      Determinism::n,  IndexTypes::equal,
-      SetupData::kept,
-  };
-  HOLA_GPU_ROW_FACTORY((gpu::make_cusparse<V, I, O>(options, 2)))
-};
-
+#undef HOLA_GPU_ROW
 #undef HOLA_GPU_ROW_FACTORY
 
 }  // namespace rows

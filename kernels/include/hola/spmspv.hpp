@@ -67,6 +67,18 @@ struct Output {
   bool sorted = false;
 };
 
+// A sparse output of `size` entries into indices / values with room for all of them.
+template <class V, class I>
+Output<V, I> sparse_output(std::int64_t size, I* indices, V* values) {
+  Output<V, I> y;
+  y.format = OutputFormat::sparse;
+  y.size = size;
+  y.indices = indices;
+  y.values = values;
+  y.capacity = size;
+  return y;
+}
+
 // Column view of a CSR matrix (CSC: the CSR of A^T), built once per structure for the
 // vector-driven kernels of op N and the matrix-driven kernels of op T. Memory: (cols + 1) offsets
 // (O), nnz row indices (I), nnz values (V) and nnz positions (O, to refresh the values without

@@ -44,12 +44,16 @@ inline bool is_valid_semiring(Semiring s) {
 template <Semiring S>
 struct Ops;
 
-template <>
-struct Ops<Semiring::plus_times> {
+// The identity of add in the arithmetic and Boolean semirings.
+struct ZeroIdentity {
   template <class T>
   static HOLA_SPMSPV_HD T identity() {
     return T(0);
   }
+};
+
+template <>
+struct Ops<Semiring::plus_times> : ZeroIdentity {
   template <class T>
   static HOLA_SPMSPV_HD T add(T a, T b) {
     return a + b;
@@ -62,11 +66,7 @@ struct Ops<Semiring::plus_times> {
 };
 
 template <>
-struct Ops<Semiring::or_and> {
-  template <class T>
-  static HOLA_SPMSPV_HD T identity() {
-    return T(0);
-  }
+struct Ops<Semiring::or_and> : ZeroIdentity {
   template <class T>
   static HOLA_SPMSPV_HD T add(T a, T b) {
     return (a != T(0) || b != T(0)) ? T(1) : T(0);
@@ -78,8 +78,8 @@ struct Ops<Semiring::or_and> {
   static constexpr bool exact = true;
 };
 
-template <>
-struct Ops<Semiring::min_first> {
+// What the two min semirings share: identity +inf, add = min.
+struct MinOps {
   template <class T>
   static HOLA_SPMSPV_HD T identity() {
     return static_cast<T>(HUGE_VALF);  // +inf; callable in device code (no host-only call)
@@ -87,29 +87,24 @@ struct Ops<Semiring::min_first> {
   template <class T>
   static HOLA_SPMSPV_HD T add(T a, T b) {
     return b < a ? b : a;
-  }
-  template <class T>
-  static HOLA_SPMSPV_HD T mul(T a, T /*x*/) {
-    return a;
   }
   static constexpr bool exact = true;
 };
 
 template <>
-struct Ops<Semiring::min_second> {
+struct Ops<Semiring::min_first> : MinOps {
   template <class T>
-  static HOLA_SPMSPV_HD T identity() {
-    return static_cast<T>(HUGE_VALF);  // +inf; callable in device code (no host-only call)
+  static HOLA_SPMSPV_HD T mul(T a, T /*x*/) {
+    return a;
   }
-  template <class T>
-  static HOLA_SPMSPV_HD T add(T a, T b) {
-    return b < a ? b : a;
-  }
+};
+
+template <>
+struct Ops<Semiring::min_second> : MinOps {
   template <class T>
   static HOLA_SPMSPV_HD T mul(T /*a*/, T x) {
     return x;
   }
-  static constexpr bool exact = true;
 };
 
 // Calls f(Ops<S>{}) for the run-time semiring s.

@@ -27,16 +27,16 @@ class HolaSpmv(CMakePackage, CudaPackage):
         description="Build the PETSc adapter (holaaij; also holaaijcusparse when Hola has +cuda "
         "and PETSc has CUDA) and petsc_ksp",
     )
+    variant("trilinos", default=False, description="Build the Tpetra adapter")
+    variant("hypre", default=False, description="Build the HYPRE adapter")
     variant("mpi", default=True, description="Build with MPI (needed by the PETSc adapter)")
+    variant("tests", default=False, description="Build the GoogleTest suites")
     variant(
         "shared",
         default=False,
         description="Build hola_kernels and hola_plugin as shared libraries (the project default "
         "and tested build is static; hola.pc carries a run path for shared ones)",
     )
-    variant("tests", default=False, description="Build the GoogleTest suites")
-    variant("trilinos", default=False, description="Build the Tpetra adapter")
-    variant("hypre", default=False, description="Build the HYPRE adapter")
 
     depends_on("c", type="build")
     depends_on("cxx", type="build")

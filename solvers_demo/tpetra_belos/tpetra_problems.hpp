@@ -1,0 +1,75 @@
+// What the Tpetra demos share: the types (Tpetra's default ordinals and node with double values,
+// as hola::tpetra::HolaOperator<double> names them), the 3D Poisson matrix of grid_problems.hpp
+// with its rows in contiguous blocks over the processes, and the end of main().
+#pragma once
+
+#include <Tpetra_Core.hpp>
+#include <Tpetra_CrsMatrix.hpp>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include "grid_problems.hpp"
+#include "hola/tpetra_operator.hpp"
+
+namespace hola::demo::tpetra_types {
+
+using hola_op_type = hola::tpetra::HolaOperator<double>;
+using SC = hola_op_type::scalar_type;
+using LO = hola_op_type::local_ordinal_type;
+using GO = hola_op_type::global_ordinal_type;
+using NO = hola_op_type::node_type;
+using map_type = hola_op_type::map_type;
+using crs_type = hola_op_type::crs_matrix_type;
+using mv_type = hola_op_type::mv_type;
+using op_type = Tpetra::Operator<SC, LO, GO, NO>;
+using comm_ptr = Teuchos::RCP<const Teuchos::Comm<int>>;
+
+// 7-point 3D Poisson on an n^3 grid (hola::grid::poisson3d_row), rows in contiguous blocks.
+inline Teuchos::RCP<crs_type> poisson3d(GO n, const comm_ptr& comm) {
+  auto map = Teuchos::rcp(new map_type(static_cast<Tpetra::global_size_t>(n * n * n), 0, comm));
+  auto A = Teuchos::rcp(new crs_type(map, 7));
+  std::vector<GO> cols;
+  std::vector<SC> vals;
+  for (LO l = 0; l < static_cast<LO>(map->getMaxLocalIndex() + 1); ++l) {
+    const GO r = map->getGlobalElement(l);
+    cols.clear();
+    vals.clear();
+    hola::grid::poisson3d_row(n, r, [&](GO c, SC v) {
+      cols.push_back(c);
+      vals.push_back(v);
+    });
+    A->insertGlobalValues(r, Teuchos::ArrayView<const GO>(cols),
+                          Teuchos::ArrayView<const SC>(vals));
+  }
+  A->fillComplete();
+  return A;
+}
+
+// main() of a Tpetra demo: Tpetra's scope (MPI, Kokkos), the command line `description` with the
+// options add_options(app) declares (process 0 prints the help or the error; exit code 0 after
+// --help, else 2 on the other processes), then run(comm); an exception from it is printed by
+// process 0 as "name: message" and gives exit code 1.
+template <class AddOptions, class Run>
+int tpetra_main(int argc, char** argv, const char* name, const char* description,
+                AddOptions&& add_options, Run&& run) {
+  Tpetra::ScopeGuard scope(&argc, &argv);
+  const comm_ptr comm = Tpetra::getDefaultComm();
+  CLI::App app{description};
+  add_options(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return comm->getRank() == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
+  }
+  try {
+    return run(comm);
+  } catch (const std::exception& e) {
+    if (comm->getRank() == 0) std::fprintf(stderr, "%s: %s\n", name, e.what());
+    return 1;
+  }
+}
+
+}  // namespace hola::demo::tpetra_types
