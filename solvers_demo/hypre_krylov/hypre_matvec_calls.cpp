@@ -1,0 +1,424 @@
+// hypre_matvec_calls: the cost of one HYPRE ParCSR matrix-vector product, call by call, with
+// HYPRE's own product and with Hola's. On the 3D 7-point Laplacian of an n x n x n grid (-n,
+// default 22: about 10^4 rows; -n 100: 10^6), rows split evenly over the ranks, it times --calls
+// (default 1000) back-to-back products y = A x + beta y, beta = 0 and 1, of
+//   hypre      hypre_ParCSRMatrixMatvec, what HYPRE's Krylov solvers call,
+//   hook       Hola's matvec as a PCG solver calls it: the solver's Matvec slot after
+//              HolaHypreEnable and HYPRE_ParCSRPCGSetup (with the context the hook made there),
+//   apply      HolaHypreMatvecApply, the standalone entry point,
+//   local      the product of the diagonal block alone: a hola::Operator, like the adapter's,
+//              called directly on the block's arrays (no exchange, no off-diagonal block, no
+//              checks: the floor of the adapter's cost),
+// and with several ranks the product of the off-diagonal block alone, y += A_offd g with the
+// ghost values g, once by the same kind of hola::Operator (what the adapter runs after the
+// exchange) and once by hypre_CSRMatrixMatvec (what HYPRE's matvec runs; it visits only the rows
+// with entries when the block has a compressed row list, hypre_CSRMatrixRownnz).
+// Every case runs --rounds times, the cases interleaved, after --warmup untimed calls of each; the
+// time of a round is the wall clock around its calls, the maximum over the ranks. Reports the
+// median and the minimum over the rounds in microseconds per call and the heap allocations per
+// call (alloc_count.hpp; the maximum over the ranks), as a table and as a "result: {...}" JSON
+// line. Exit code 1 when Hola's products differ from HYPRE's or Hola analysed a block again
+// during the timed calls; 77 with a HYPRE built for GPUs (this program measures host products).
+//
+//   OMP_NUM_THREADS=1 hypre_matvec_calls -n 100 --calls 200 --rounds 3
+//   mpiexec -n 2 hypre_matvec_calls -n 22
+#include <HYPRE.h>
+#include <HYPRE_parcsr_ls.h>
+#include <_hypre_parcsr_ls.h>
+#include <mpi.h>
+#include <omp.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "alloc_count.hpp"
+#include "grid_problems.hpp"
+#include "hola/hypre.h"
+#include "hola/operator.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Index = std::conditional_t<sizeof(HYPRE_Int) == 4, std::int32_t, std::int64_t>;
+using LocalOperator = hola::Operator<HYPRE_Complex, Index, Index>;
+
+int rank = 0, nranks = 1;
+
+struct Options {
+  long long n = 22;
+  int calls = 1000;
+  int warmup = 10;
+  int rounds = 3;
+  std::string kernel = "auto";
+  double tolerance = 1e-12;
+};
+
+double max_over_ranks(double v) {
+  double m = 0;
+  MPI_Allreduce(&v, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return m;
+}
+
+struct Matrix {
+  HYPRE_BigInt rows = 0, lo = 0, hi = -1;  // global size, this rank's rows [lo, hi]
+  long long nnz = 0;                       // global
+  HYPRE_IJMatrix ij = nullptr;
+  HYPRE_ParCSRMatrix A = nullptr;
+};
+
+// The 3D 7-point Laplacian (grid_problems.hpp), each rank setting its own rows in one call.
+Matrix build(long long n) {
+  Matrix m;
+  m.rows = static_cast<HYPRE_BigInt>(n * n * n);
+  const HYPRE_BigInt base = m.rows / nranks, extra = m.rows % nranks;
+  m.lo = base * rank + std::min<HYPRE_BigInt>(rank, extra);
+  m.hi = m.lo + base + (rank < extra ? 1 : 0) - 1;
+  std::vector<HYPRE_Int> counts;
+  std::vector<HYPRE_BigInt> rows, cols;
+  std::vector<double> vals;
+  for (HYPRE_BigInt r = m.lo; r <= m.hi; ++r) {
+    const std::size_t before = cols.size();
+    hola::grid::poisson3d_row(static_cast<HYPRE_BigInt>(n), r, [&](HYPRE_BigInt c, double v) {
+      cols.push_back(c);
+      vals.push_back(v);
+    });
+    counts.push_back(static_cast<HYPRE_Int>(cols.size() - before));
+    rows.push_back(r);
+  }
+  HYPRE_Int rc = HYPRE_IJMatrixCreate(MPI_COMM_WORLD, m.lo, m.hi, m.lo, m.hi, &m.ij);
+  rc |= HYPRE_IJMatrixSetObjectType(m.ij, HYPRE_PARCSR);
+  if (!counts.empty()) rc |= HYPRE_IJMatrixSetRowSizes(m.ij, counts.data());
+  rc |= HYPRE_IJMatrixInitialize(m.ij);
+  if (!rows.empty())
+    rc |= HYPRE_IJMatrixSetValues(m.ij, static_cast<HYPRE_Int>(rows.size()), counts.data(),
+                                  rows.data(), cols.data(), vals.data());
+  rc |= HYPRE_IJMatrixAssemble(m.ij);
+  rc |= HYPRE_IJMatrixGetObject(m.ij, reinterpret_cast<void**>(&m.A));
+  if (rc)
+    throw std::runtime_error("assembling the matrix failed (HYPRE code " + std::to_string(rc) +
+                             ")");
+  long long local = static_cast<long long>(cols.size());
+  MPI_Allreduce(&local, &m.nnz, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return m;
+}
+
+struct Vector {
+  HYPRE_IJVector ij = nullptr;
+  HYPRE_ParVector v = nullptr;
+  double* data() const { return hypre_VectorData(hypre_ParVectorLocalVector(v)); }
+  HYPRE_Int size() const { return hypre_VectorSize(hypre_ParVectorLocalVector(v)); }
+};
+
+// x_i = 1 + (i mod 7) / 8 on the global index i when `pattern`, else `value`.
+Vector make_vector(const Matrix& m, bool pattern, double value) {
+  Vector x;
+  HYPRE_IJVectorCreate(MPI_COMM_WORLD, m.lo, m.hi, &x.ij);
+  HYPRE_IJVectorSetObjectType(x.ij, HYPRE_PARCSR);
+  HYPRE_IJVectorInitialize(x.ij);
+  std::vector<HYPRE_BigInt> idx;
+  std::vector<double> vals;
+  for (HYPRE_BigInt i = m.lo; i <= m.hi; ++i) {
+    idx.push_back(i);
+    vals.push_back(pattern ? 1.0 + static_cast<double>(i % 7) / 8 : value);
+  }
+  if (!idx.empty())
+    HYPRE_IJVectorSetValues(x.ij, static_cast<HYPRE_Int>(idx.size()), idx.data(), vals.data());
+  HYPRE_IJVectorAssemble(x.ij);
+  HYPRE_IJVectorGetObject(x.ij, reinterpret_cast<void**>(&x.v));
+  return x;
+}
+
+void set(const Vector& y, double value) { std::fill(y.data(), y.data() + y.size(), value); }
+
+// max |y - z| / max |z| over all ranks.
+double relative_difference(const Vector& y, const Vector& z) {
+  double d = 0, m = 0;
+  for (HYPRE_Int i = 0; i < z.size(); ++i) {
+    d = std::max(d, std::abs(y.data()[i] - z.data()[i]));
+    m = std::max(m, std::abs(z.data()[i]));
+  }
+  d = max_over_ranks(d);
+  m = max_over_ranks(m);
+  return m > 0 ? d / m : d;
+}
+
+struct Case {
+  Case(std::string label_, std::string key_, double beta_, std::function<HYPRE_Int()> run_)
+      : label(std::move(label_)), key(std::move(key_)), beta(beta_), run(std::move(run_)) {}
+  std::string label;
+  std::string key;  // JSON key prefix
+  double beta;
+  std::function<HYPRE_Int()> run;  // returns a HYPRE error code
+  std::vector<double> us;          // per call, one per round
+  double allocs_per_call = 0;
+  HYPRE_Int error = 0;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+double time_calls(Case& c, int calls) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const long long a0 = hola::alloc_count::now();
+  const auto t0 = Clock::now();
+  HYPRE_Int error = 0;
+  for (int i = 0; i < calls; ++i) error |= c.run();
+  const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+  const long long a1 = hola::alloc_count::now();
+  c.error |= error;
+  c.allocs_per_call =
+      std::max(c.allocs_per_call, max_over_ranks(static_cast<double>(a1 - a0) / calls));
+  return 1e6 * max_over_ranks(s) / calls;
+}
+
+long long analyses_of(HolaHypreMatvec mv) {
+  long long a = 0;
+  HolaHypreMatvecGetStats(mv, nullptr, nullptr, &a);
+  return static_cast<long long>(max_over_ranks(static_cast<double>(a)));
+}
+
+int run(const Options& o) {
+  Matrix m = build(o.n);
+  Vector x = make_vector(m, true, 0), y = make_vector(m, false, 0.5),
+         ref = make_vector(m, false, 0.5);
+
+  // Hola's matvec in a PCG solver, as the solver calls it (Setup recreates the context through
+  // the hook).
+  HYPRE_Solver pcg = nullptr;
+  HYPRE_ParCSRPCGCreate(MPI_COMM_WORLD, &pcg);
+  HYPRE_Int rc = HolaHypreEnableWithOptions(pcg, HOLA_HYPRE_PCG, o.kernel.c_str(), 0);
+  rc |= HYPRE_ParCSRPCGSetup(pcg, m.A, x.v, y.v);
+  auto* pcg_data = reinterpret_cast<hypre_PCGData*>(pcg);
+  auto* const slot = pcg_data->functions->Matvec;
+  void* const slot_data = pcg_data->matvec_data;
+  HolaHypreMatvec hook_mv = nullptr;
+  rc |= HolaHypreGetMatvec(pcg, HOLA_HYPRE_PCG, &hook_mv);
+  HolaHypreMatvec mv = nullptr;
+  rc |= HolaHypreMatvecCreate(o.kernel.c_str(), 0, &mv);
+  if (rc || !hook_mv || !mv)
+    throw std::runtime_error(std::string("enabling Hola failed: ") + HolaHypreLastError());
+
+  // The diagonal block alone, through the same kind of operator as the adapter's.
+  hypre_CSRMatrix* diag = hypre_ParCSRMatrixDiag(m.A);
+  hola::CsrView<HYPRE_Complex, Index, Index> view;
+  view.rows = hypre_CSRMatrixNumRows(diag);
+  view.cols = hypre_CSRMatrixNumCols(diag);
+  view.nnz = hypre_CSRMatrixNumNonzeros(diag);
+  view.row_ptr = reinterpret_cast<const Index*>(hypre_CSRMatrixI(diag));
+  view.col_idx = reinterpret_cast<const Index*>(hypre_CSRMatrixJ(diag));
+  view.values = hypre_CSRMatrixData(diag);
+  view.memory = hola::Memory::host;
+  hola::OperatorOptions options;
+  options.kernel = o.kernel;
+  LocalOperator local(options);
+  local.setup(view, 1);
+  std::vector<HYPRE_Complex> local_y(static_cast<std::size_t>(view.rows), 0.5);
+
+  // The off-diagonal block alone (several ranks): Hola's operator and HYPRE's sequential product
+  // on the same ghost values.
+  hypre_CSRMatrix* offd = hypre_ParCSRMatrixOffd(m.A);
+  const HYPRE_Int offd_rows = hypre_CSRMatrixNumRows(offd);
+  const HYPRE_Int ghosts = hypre_CSRMatrixNumCols(offd);
+  const HYPRE_Int offd_nnz = hypre_CSRMatrixNumNonzeros(offd);
+  const bool with_offd = max_over_ranks(static_cast<double>(offd_nnz)) > 0;
+  hola::CsrView<HYPRE_Complex, Index, Index> offd_view;
+  offd_view.rows = offd_rows;
+  offd_view.cols = ghosts;
+  offd_view.nnz = offd_nnz;
+  offd_view.row_ptr = reinterpret_cast<const Index*>(hypre_CSRMatrixI(offd));
+  offd_view.col_idx = reinterpret_cast<const Index*>(hypre_CSRMatrixJ(offd));
+  offd_view.values = hypre_CSRMatrixData(offd);
+  offd_view.memory = hola::Memory::host;
+  LocalOperator offd_op(options);
+  if (with_offd) offd_op.setup(offd_view, 1);
+  hypre_Vector* ghost_vec = hypre_SeqVectorCreate(ghosts);
+  hypre_SeqVectorInitialize_v2(ghost_vec, HYPRE_MEMORY_HOST);
+  for (HYPRE_Int k = 0; k < ghosts; ++k)
+    hypre_VectorData(ghost_vec)[k] = 1.0 + static_cast<double>(k % 7) / 8;
+  hypre_Vector* offd_y = hypre_SeqVectorCreate(offd_rows);
+  hypre_SeqVectorInitialize_v2(offd_y, HYPRE_MEMORY_HOST);
+  std::fill(hypre_VectorData(offd_y), hypre_VectorData(offd_y) + offd_rows, 0.5);
+  std::vector<HYPRE_Complex> offd_local_y(static_cast<std::size_t>(offd_rows), 0.5);
+
+  // Hola's products agree with HYPRE's before anything is timed.
+  double max_diff = 0;
+  for (const double beta : {0.0, 1.0}) {
+    set(ref, 0.5);
+    hypre_ParCSRMatrixMatvec(1.0, m.A, x.v, beta, ref.v);
+    set(y, 0.5);
+    rc |= slot(slot_data, 1.0, m.A, x.v, beta, y.v);
+    max_diff = std::max(max_diff, relative_difference(y, ref));
+    set(y, 0.5);
+    rc |= HolaHypreMatvecApply(mv, 1.0, m.A, x.v, beta, y.v);
+    max_diff = std::max(max_diff, relative_difference(y, ref));
+  }
+  if (rc) throw std::runtime_error(std::string("a product failed: ") + HolaHypreLastError());
+
+  std::vector<Case> cases;
+  for (const double beta : {0.0, 1.0}) {
+    cases.emplace_back("hypre_ParCSRMatrixMatvec", "hypre", beta,
+                       [&, beta] { return hypre_ParCSRMatrixMatvec(1.0, m.A, x.v, beta, y.v); });
+    cases.emplace_back("Hola hook (PCG slot)", "hook", beta,
+                       [&, beta] { return slot(slot_data, 1.0, m.A, x.v, beta, y.v); });
+    cases.emplace_back("HolaHypreMatvecApply", "apply", beta,
+                       [&, beta] { return HolaHypreMatvecApply(mv, 1.0, m.A, x.v, beta, y.v); });
+    cases.emplace_back("hola::Operator (diag)", "local", beta, [&, beta] {
+      local.apply(hola::Op::N, 1.0, {x.data(), view.cols}, beta,
+                  {local_y.data(), static_cast<std::int64_t>(local_y.size())});
+      return HYPRE_Int(0);
+    });
+  }
+  if (with_offd) {
+    cases.emplace_back("hola::Operator (offd)", "local_offd", 1.0, [&] {
+      offd_op.apply(hola::Op::N, 1.0, {hypre_VectorData(ghost_vec), ghosts}, 1.0,
+                    {offd_local_y.data(), static_cast<std::int64_t>(offd_local_y.size())});
+      return HYPRE_Int(0);
+    });
+    cases.emplace_back("hypre_CSRMatrixMatvec (offd)", "hypre_offd", 1.0,
+                       [&] { return hypre_CSRMatrixMatvec(1.0, offd, ghost_vec, 1.0, offd_y); });
+  }
+  for (Case& c : cases)
+    for (int i = 0; i < o.warmup; ++i) c.error |= c.run();
+  const long long analyses_before = analyses_of(hook_mv) + analyses_of(mv);
+  for (int r = 0; r < o.rounds; ++r)
+    for (Case& c : cases) {
+      set(y, 0.5);  // beta = 1 adds A x at every call: start each round from the same y
+      std::fill(local_y.begin(), local_y.end(), 0.5);
+      std::fill(offd_local_y.begin(), offd_local_y.end(), 0.5);
+      std::fill(hypre_VectorData(offd_y), hypre_VectorData(offd_y) + offd_rows, 0.5);
+      c.us.push_back(time_calls(c, o.calls));
+    }
+  const long long analyses_after = analyses_of(hook_mv) + analyses_of(mv);
+  long long hook_products = 0, hook_fallbacks = 0;
+  HolaHypreMatvecGetStats(hook_mv, &hook_products, &hook_fallbacks, nullptr);
+  HYPRE_Int errors = 0;
+  for (const Case& c : cases) errors |= c.error;
+  const bool ok = max_diff <= o.tolerance && analyses_after == analyses_before && errors == 0;
+  const char* kernel = "";
+  HolaHypreMatvecGetKernelName(hook_mv, &kernel);
+
+  if (rank == 0) {
+    std::printf(
+        "hypre_matvec_calls: 3D Poisson %lld^3, %lld rows, %lld nonzeros, %d rank(s), "
+        "OMP_NUM_THREADS %d, HYPRE %s, Hola kernel %s\n",
+        o.n, static_cast<long long>(m.rows), m.nnz, nranks, omp_get_max_threads(),
+        HYPRE_RELEASE_VERSION, kernel);
+    std::printf(
+        "analyses (hook + standalone) before timing %lld, after %lld; max relative "
+        "difference to HYPRE %.2e; hook fallbacks %lld\n",
+        analyses_before, analyses_after, max_diff, hook_fallbacks);
+    if (with_offd)
+      std::printf(
+          "off-diagonal block (rank 0): %lld rows, %lld entries, %lld rows with entries, "
+          "HYPRE's compressed row list %s\n",
+          static_cast<long long>(offd_rows), static_cast<long long>(offd_nnz),
+          static_cast<long long>(hypre_CSRMatrixNumRownnz(offd)),
+          hypre_CSRMatrixRownnz(offd) ? "set" : "not set");
+    std::printf(
+        "microseconds per call: median of %d rounds of %d calls [minimum]; heap "
+        "allocations per call\n",
+        o.rounds, o.calls);
+    std::printf("%-4s %-26s %12s %12s %8s\n", "beta", "product", "us/call", "[min]", "allocs");
+    for (const Case& c : cases)
+      std::printf("%-4g %-26s %12.2f %12.2f %8.1f\n", c.beta, c.label.c_str(), median(c.us),
+                  *std::min_element(c.us.begin(), c.us.end()), c.allocs_per_call);
+    std::printf("Hola hook / HYPRE (medians):");
+    for (std::size_t i = 0; i + 1 < cases.size(); ++i)
+      if (cases[i].key == "hypre" && cases[i + 1].key == "hook")
+        std::printf(" beta %g %.3f;", cases[i].beta, median(cases[i + 1].us) / median(cases[i].us));
+    std::printf("\n");
+
+    std::printf(
+        "result: {\"program\": \"hypre_matvec_calls\", \"n\": %lld, \"rows\": %lld, "
+        "\"nnz\": %lld, \"ranks\": %d, \"omp_threads\": %d, \"hypre\": \"%s\", "
+        "\"kernel\": \"%s\", \"calls\": %d, \"rounds\": %d, \"warmup\": %d, "
+        "\"analyses_before\": %lld, \"analyses_after\": %lld, \"max_rel_diff\": %.3e, "
+        "\"allocs_counted\": %s",
+        o.n, static_cast<long long>(m.rows), m.nnz, nranks, omp_get_max_threads(),
+        HYPRE_RELEASE_VERSION, kernel, o.calls, o.rounds, o.warmup, analyses_before, analyses_after,
+        max_diff, hola::alloc_count::available() ? "true" : "false");
+    for (const Case& c : cases) {
+      const std::string key = c.key + (c.beta == 0 ? "_beta0" : "_beta1");
+      std::printf(", \"%s_us\": %.4f, \"%s_us_min\": %.4f, \"%s_allocs\": %.2f", key.c_str(),
+                  median(c.us), key.c_str(), *std::min_element(c.us.begin(), c.us.end()),
+                  key.c_str(), c.allocs_per_call);
+    }
+    std::printf(", \"ok\": %s}\n", ok ? "true" : "false");
+    if (!ok)
+      std::fprintf(stderr, "hypre_matvec_calls: %s\n",
+                   max_diff > o.tolerance ? "Hola's products differ from HYPRE's"
+                   : errors               ? "a product returned an error"
+                                          : "Hola analysed a block again during the timed calls");
+  }
+
+  hypre_SeqVectorDestroy(ghost_vec);
+  hypre_SeqVectorDestroy(offd_y);
+  HolaHypreMatvecDestroy(mv);
+  HYPRE_ParCSRPCGDestroy(pcg);
+  HYPRE_IJVectorDestroy(x.ij);
+  HYPRE_IJVectorDestroy(y.ij);
+  HYPRE_IJVectorDestroy(ref.ij);
+  HYPRE_IJMatrixDestroy(m.ij);
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  Options o;
+  CLI::App app{
+      "hypre_matvec_calls: microseconds per ParCSR product of HYPRE's matvec and of Hola's"};
+  app.add_option("-n", o.n, "grid points per direction (n^3 rows)")->check(CLI::Range(2, 100000));
+  app.add_option("--calls", o.calls, "timed back-to-back calls per case and round")
+      ->check(CLI::Range(1, 100000000));
+  app.add_option("--warmup", o.warmup, "untimed calls of each case before the rounds")
+      ->check(CLI::Range(0, 100000000));
+  app.add_option("--rounds", o.rounds, "rounds of all cases (median and minimum reported)")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("-k,--kernel", o.kernel, "Hola kernel (auto, cpu)");
+  app.add_option("--tolerance", o.tolerance,
+                 "largest relative difference between Hola's and HYPRE's products");
+  int code = 0;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    code = rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
+    MPI_Finalize();
+    return code;
+  }
+#if defined(HYPRE_USING_GPU)
+  if (rank == 0)
+    std::printf(
+        "hypre_matvec_calls: this HYPRE keeps matrices on the GPU; the program measures "
+        "host products (skipped)\n");
+  MPI_Finalize();
+  return 77;
+#else
+  HYPRE_Init();  // HYPRE_Initialize from HYPRE 2.29 on (HYPRE_Init is its old name)
+  try {
+    code = run(o);
+  } catch (const std::exception& e) {
+    if (rank == 0) std::fprintf(stderr, "hypre_matvec_calls: %s\n", e.what());
+    code = 1;
+  }
+  HYPRE_Finalize();
+  MPI_Finalize();
+  return code;
+#endif
+}
