@@ -45,12 +45,9 @@ struct Options {
   std::string json;
 };
 
-struct Problem {
+// The assembled matrix (hypre_memory.hpp) and what it is.
+struct Problem : hola::demo::IjMatrix {
   std::string name;
-  HYPRE_BigInt rows = 0, lo = 0, hi = -1;  // global size, this rank's rows [lo, hi]
-  long long nnz = 0;                       // global
-  HYPRE_IJMatrix ij = nullptr;
-  HYPRE_ParCSRMatrix A = nullptr;
 };
 
 int rank = 0, nranks = 1;
@@ -62,19 +59,14 @@ double max_over_ranks(double v) {
 }
 
 // Rows of this rank: an even split of `rows`.
-void my_rows(HYPRE_BigInt rows, HYPRE_BigInt* lo, HYPRE_BigInt* hi) {
-  const HYPRE_BigInt base = rows / nranks, extra = rows % nranks;
-  *lo = base * rank + std::min<HYPRE_BigInt>(rank, extra);
-  *hi = *lo + base + (rank < extra ? 1 : 0) - 1;
-}
-
 // Builds the matrix through HYPRE's IJ interface, each rank setting its own rows from host arrays
 // in one call (then moved to device memory with a GPU HYPRE).
 Problem build(const Options& o) {
   Problem p;
   hola::CsrMatrix<double, std::int64_t, std::int64_t> file;
+  HYPRE_BigInt rows = 0;
   if (o.mtx.empty()) {
-    p.rows = static_cast<HYPRE_BigInt>(o.n * o.n * o.n);
+    rows = static_cast<HYPRE_BigInt>(o.n * o.n * o.n);
     p.name = "3D Poisson " + std::to_string(o.n) + "^3";
   } else {
     file = hola::read_matrix_market<double, std::int64_t, std::int64_t>(o.mtx);
@@ -83,44 +75,19 @@ Problem build(const Options& o) {
                                std::to_string(file.cols) +
                                ": the Krylov solvers need a square "
                                "matrix");
-    p.rows = static_cast<HYPRE_BigInt>(file.rows);
+    rows = static_cast<HYPRE_BigInt>(file.rows);
     p.name = o.mtx;
   }
-  my_rows(p.rows, &p.lo, &p.hi);
-  std::vector<HYPRE_Int> counts;
-  std::vector<HYPRE_BigInt> rows, cols;
-  std::vector<double> vals;
   const HYPRE_BigInt n = static_cast<HYPRE_BigInt>(o.n);
-  for (HYPRE_BigInt r = p.lo; r <= p.hi; ++r) {
-    const std::size_t before = cols.size();
-    if (o.mtx.empty()) {
-      hola::grid::poisson3d_row(n, r, [&](HYPRE_BigInt col, double value) {
-        cols.push_back(col);
-        vals.push_back(value);
+  static_cast<hola::demo::IjMatrix&>(p) =
+      hola::demo::assemble_ij_matrix(rows, [&](HYPRE_BigInt r, auto&& add) {
+        if (o.mtx.empty()) {
+          hola::grid::poisson3d_row(n, r, add);
+        } else {
+          for (std::int64_t e = file.row_ptr[r]; e < file.row_ptr[r + 1]; ++e)
+            add(static_cast<HYPRE_BigInt>(file.col_idx[e]), file.values[e]);
+        }
       });
-    } else {
-      for (std::int64_t e = file.row_ptr[r]; e < file.row_ptr[r + 1]; ++e) {
-        cols.push_back(static_cast<HYPRE_BigInt>(file.col_idx[e]));
-        vals.push_back(file.values[e]);
-      }
-    }
-    counts.push_back(static_cast<HYPRE_Int>(cols.size() - before));
-    rows.push_back(r);
-  }
-  HYPRE_Int rc = HYPRE_IJMatrixCreate(MPI_COMM_WORLD, p.lo, p.hi, p.lo, p.hi, &p.ij);
-  rc |= HYPRE_IJMatrixSetObjectType(p.ij, HYPRE_PARCSR);
-  if (!counts.empty()) rc |= HYPRE_IJMatrixSetRowSizes(p.ij, counts.data());
-  rc |= hola::demo::ij_initialize(p.ij);
-  if (!rows.empty())
-    rc |= HYPRE_IJMatrixSetValues(p.ij, static_cast<HYPRE_Int>(rows.size()), counts.data(),
-                                  rows.data(), cols.data(), vals.data());
-  rc |= hola::demo::ij_assemble(p.ij);
-  rc |= HYPRE_IJMatrixGetObject(p.ij, reinterpret_cast<void**>(&p.A));
-  if (rc)
-    throw std::runtime_error("assembling the matrix failed (HYPRE code " + std::to_string(rc) +
-                             ")");
-  long long local_nnz = static_cast<long long>(cols.size());
-  MPI_Allreduce(&local_nnz, &p.nnz, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   return p;
 }
 

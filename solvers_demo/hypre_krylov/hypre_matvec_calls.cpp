@@ -45,6 +45,7 @@
 #include "grid_problems.hpp"
 #include "hola/hypre.h"
 #include "hola/operator.hpp"
+#include "hypre_krylov/hypre_memory.hpp"
 
 namespace {
 
@@ -69,47 +70,14 @@ double max_over_ranks(double v) {
   return m;
 }
 
-struct Matrix {
-  HYPRE_BigInt rows = 0, lo = 0, hi = -1;  // global size, this rank's rows [lo, hi]
-  long long nnz = 0;                       // global
-  HYPRE_IJMatrix ij = nullptr;
-  HYPRE_ParCSRMatrix A = nullptr;
-};
+using Matrix = hola::demo::IjMatrix;
 
 // The 3D 7-point Laplacian (grid_problems.hpp), each rank setting its own rows in one call.
 Matrix build(long long n) {
-  Matrix m;
-  m.rows = static_cast<HYPRE_BigInt>(n * n * n);
-  const HYPRE_BigInt base = m.rows / nranks, extra = m.rows % nranks;
-  m.lo = base * rank + std::min<HYPRE_BigInt>(rank, extra);
-  m.hi = m.lo + base + (rank < extra ? 1 : 0) - 1;
-  std::vector<HYPRE_Int> counts;
-  std::vector<HYPRE_BigInt> rows, cols;
-  std::vector<double> vals;
-  for (HYPRE_BigInt r = m.lo; r <= m.hi; ++r) {
-    const std::size_t before = cols.size();
-    hola::grid::poisson3d_row(static_cast<HYPRE_BigInt>(n), r, [&](HYPRE_BigInt c, double v) {
-      cols.push_back(c);
-      vals.push_back(v);
-    });
-    counts.push_back(static_cast<HYPRE_Int>(cols.size() - before));
-    rows.push_back(r);
-  }
-  HYPRE_Int rc = HYPRE_IJMatrixCreate(MPI_COMM_WORLD, m.lo, m.hi, m.lo, m.hi, &m.ij);
-  rc |= HYPRE_IJMatrixSetObjectType(m.ij, HYPRE_PARCSR);
-  if (!counts.empty()) rc |= HYPRE_IJMatrixSetRowSizes(m.ij, counts.data());
-  rc |= HYPRE_IJMatrixInitialize(m.ij);
-  if (!rows.empty())
-    rc |= HYPRE_IJMatrixSetValues(m.ij, static_cast<HYPRE_Int>(rows.size()), counts.data(),
-                                  rows.data(), cols.data(), vals.data());
-  rc |= HYPRE_IJMatrixAssemble(m.ij);
-  rc |= HYPRE_IJMatrixGetObject(m.ij, reinterpret_cast<void**>(&m.A));
-  if (rc)
-    throw std::runtime_error("assembling the matrix failed (HYPRE code " + std::to_string(rc) +
-                             ")");
-  long long local = static_cast<long long>(cols.size());
-  MPI_Allreduce(&local, &m.nnz, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-  return m;
+  const auto side = static_cast<HYPRE_BigInt>(n);
+  return hola::demo::assemble_ij_matrix(side * side * side, [&](HYPRE_BigInt r, auto&& add) {
+    hola::grid::poisson3d_row(side, r, add);
+  });
 }
 
 struct Vector {

@@ -11,9 +11,15 @@
 
 #include <HYPRE.h>
 #include <HYPRE_IJ_mv.h>
+#include <HYPRE_parcsr_mv.h>
 #include <HYPRE_utilities.h>
+#include <mpi.h>
 
+#include <algorithm>
+#include <cstddef>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "hola/gpu_kernels.hpp"
 
@@ -80,5 +86,56 @@ inline HYPRE_Int ij_initialize(HYPRE_IJVector x) { return HYPRE_IJVectorInitiali
 inline HYPRE_Int ij_assemble(HYPRE_IJMatrix A) { return HYPRE_IJMatrixAssemble(A); }
 inline HYPRE_Int ij_assemble(HYPRE_IJVector x) { return HYPRE_IJVectorAssemble(x); }
 #endif
+
+// A square IJ matrix of `rows` global rows split evenly over the ranks of MPI_COMM_WORLD: this
+// rank's rows [lo, hi], the global nonzero count, and the ParCSR object behind it.
+struct IjMatrix {
+  HYPRE_BigInt rows = 0, lo = 0, hi = -1;
+  long long nnz = 0;
+  HYPRE_IJMatrix ij = nullptr;
+  HYPRE_ParCSRMatrix A = nullptr;
+};
+
+// Assembles this rank's rows, row r from row_entries(r, add) calling add(column, value), in one
+// SetValues call from host arrays (moved to device memory with a GPU HYPRE). Throws on a HYPRE
+// error.
+template <class RowEntries>
+IjMatrix assemble_ij_matrix(HYPRE_BigInt rows, RowEntries&& row_entries) {
+  int rank = 0, nranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  IjMatrix m;
+  m.rows = rows;
+  const HYPRE_BigInt base = rows / nranks, extra = rows % nranks;
+  m.lo = base * rank + std::min<HYPRE_BigInt>(rank, extra);
+  m.hi = m.lo + base + (rank < extra ? 1 : 0) - 1;
+  std::vector<HYPRE_Int> counts;
+  std::vector<HYPRE_BigInt> row_ids, cols;
+  std::vector<double> vals;
+  for (HYPRE_BigInt r = m.lo; r <= m.hi; ++r) {
+    const std::size_t before = cols.size();
+    row_entries(r, [&](HYPRE_BigInt c, double v) {
+      cols.push_back(c);
+      vals.push_back(v);
+    });
+    counts.push_back(static_cast<HYPRE_Int>(cols.size() - before));
+    row_ids.push_back(r);
+  }
+  HYPRE_Int rc = HYPRE_IJMatrixCreate(MPI_COMM_WORLD, m.lo, m.hi, m.lo, m.hi, &m.ij);
+  rc |= HYPRE_IJMatrixSetObjectType(m.ij, HYPRE_PARCSR);
+  if (!counts.empty()) rc |= HYPRE_IJMatrixSetRowSizes(m.ij, counts.data());
+  rc |= ij_initialize(m.ij);
+  if (!row_ids.empty())
+    rc |= HYPRE_IJMatrixSetValues(m.ij, static_cast<HYPRE_Int>(row_ids.size()), counts.data(),
+                                  row_ids.data(), cols.data(), vals.data());
+  rc |= ij_assemble(m.ij);
+  rc |= HYPRE_IJMatrixGetObject(m.ij, reinterpret_cast<void**>(&m.A));
+  if (rc)
+    throw std::runtime_error("assembling the matrix failed (HYPRE code " + std::to_string(rc) +
+                             ")");
+  long long local = static_cast<long long>(cols.size());
+  MPI_Allreduce(&local, &m.nnz, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return m;
+}
 
 }  // namespace hola::demo
