@@ -598,6 +598,7 @@ def main():
     devices = sorted({s["device"] for s in dataset.sources})
     commits = sorted({s["commit"][:10] for s in dataset.sources if s["commit"]})
     report = {
+        "command": "python3 bench/selector/train.py " + " ".join(sys.argv[1:]),
         "commit": args.commit or git_commit(),
         "date": date,
         "device": ", ".join(devices),
