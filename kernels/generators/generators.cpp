@@ -440,6 +440,12 @@ const std::vector<Family>& families() {
          return circuit(p.integer("rows", 4000000), p.seed(), p.real("empty", 0.3),
                         p.small_int("long_rows", 8), p.integer("long_len", 0), p.real("mean", 4.0));
        }},
+      {"ghost",
+       {{"n", "200", "grid side"}, {"nx", "", "=n"}, {"ny", "", "=n"}, {"nz", "", "=n/2"}},
+       [](const Params& p) {
+         const i64 n = p.integer("n", 200);
+         return ghost_block(p.integer("nx", n), p.integer("ny", n), p.integer("nz", n / 2));
+       }},
       {"arrow",
        {{"n", "100000", ""}},
        [](const Params& p) { return arrow(p.integer("n", 100000)); }},
@@ -757,6 +763,32 @@ Csr64 circuit(i64 rows, std::uint64_t seed, double empty_fraction, int long_rows
           m.values[b + j] = rng.value();
         }
       }
+    }
+    return m;
+  });
+}
+
+Csr64 ghost_block(i64 nx, i64 ny, i64 nz) {
+  constexpr const char* where = "ghost_block";
+  require(nx >= 0 && ny >= 0 && nz >= 0, where, "grid sizes must be >= 0");
+  return guarded(where, [&] {
+    const i64 plane = checked_product(nx, ny, where);
+    const i64 rows = checked_product(plane, nz, where);
+    Csr64 m = make_shell(rows, 2 * plane);
+    if (plane == 0 || nz == 0) return m;
+    // Row lengths: the bottom plane couples to the plane below (ghost columns [0, plane)), the
+    // top plane to the plane above ([plane, 2 plane)); with one plane it does both.
+    for (i64 k = 0; k < plane; ++k) {
+      m.row_ptr[k + 1] += 1;
+      m.row_ptr[(nz - 1) * plane + k + 1] += 1;
+    }
+    finish_offsets(m);
+    for (i64 k = 0; k < plane; ++k) {
+      const i64 bottom = m.row_ptr[k], top = m.row_ptr[(nz - 1) * plane + k + 1] - 1;
+      m.col_idx[bottom] = k;
+      m.col_idx[top] = plane + k;
+      m.values[bottom] = -1.0;
+      m.values[top] = -1.0;
     }
     return m;
   });

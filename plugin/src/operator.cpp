@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <utility>
 #include <vector>
 
+#include "hola/compressed_rows.hpp"
 #include "hola/detail/instantiate.hpp"
 #include "hola/error.hpp"
 #include "hola/gpu_kernels.hpp"
@@ -107,6 +109,23 @@ struct Operator<V, I, O>::Impl {
   std::shared_ptr<const KernelDecision> adopted;   // handed over by reuse_decision
   std::uint64_t taken_over = 0;
   SetupTimes times;  // of the last analysis
+  // Empty rows left out (OperatorOptions::compress_empty_rows): `inner` is set up for the
+  // nonempty rows (`rows_kept`) and does the products; kernel_n and kernel_t are null. Its
+  // structure version is `inner_version`, so a values refresh costs it no structure check.
+  std::unique_ptr<CompressedRows<V, I, O>> rows_kept;
+  std::unique_ptr<Operator<V, I, O>> inner;
+  std::uint64_t inner_version = 0;
+
+  // Whether leaving out the empty rows may pay: enough rows to reach the floor, row numbers
+  // that fit I. The count of nonempty rows decides (leaves_out_empty_rows).
+  bool may_leave_out_empty_rows(const CsrView<V, I, O>& A) const {
+    return options.compress_empty_rows && A.nnz > 0 && A.rows >= options.compress_min_empty_rows &&
+           A.rows - 1 <= static_cast<std::int64_t>(std::numeric_limits<I>::max());
+  }
+  bool leaves_out_empty_rows(const CsrView<V, I, O>& A, std::int64_t kept) const {
+    const std::int64_t empty = A.rows - kept;
+    return kept > 0 && empty >= options.compress_min_empty_rows && 2 * empty >= A.rows;
+  }
 
   bool adopted_fits(const CsrView<V, I, O>& A) const {
     return adopted && adopted->rows == A.rows && adopted->cols == A.cols && adopted->nnz == A.nnz &&
@@ -165,6 +184,10 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
       (structure_version != 0 || sample_of_A() == impl_->sample)) {
     // Same structure: new values only, no analysis.
     impl_->A.values = A.values;
+    if (impl_->inner) {
+      impl_->inner->setup(impl_->rows_kept->matrix(A.values), impl_->inner_version, stream);
+      return;
+    }
     impl_->kernel_n->set_values(A.values);
     if (impl_->kernel_t && !impl_->t_deferred) impl_->kernel_t->set_values(A.values);
     return;
@@ -178,6 +201,45 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
   auto t0 = Clock::now();
   analyze(A, stream);
   times.analyze_ms = ms_since(t0);
+  if (impl_->may_leave_out_empty_rows(A)) {
+    const std::int64_t kept = CompressedRows<V, I, O>::count_nonempty(A, stream);
+    if (impl_->leaves_out_empty_rows(A, kept)) {
+      // The nonempty rows as a matrix of their own, analysed by an inner Operator (its own
+      // kernel choice for their shape); validated above already.
+      auto rows_kept = std::make_unique<CompressedRows<V, I, O>>(A, kept, stream);
+      OperatorOptions inner_options = impl_->options;
+      inner_options.validate = false;
+      inner_options.compress_empty_rows = false;
+      auto inner = std::make_unique<Operator<V, I, O>>(inner_options);
+      if (impl_->adopted) inner->reuse_decision(impl_->adopted);
+      const std::uint64_t inner_version = impl_->analyses + 1;
+      inner->setup(rows_kept->matrix(A.values), inner_version, stream);
+      if (structure_version == 0) sample_of_A();
+      const SetupTimes inner_times = inner->last_setup_times();
+      times.analyze_ms = ms_since(t0) - inner_times.choose_ms - inner_times.prepare_ms;
+      times.choose_ms = inner_times.choose_ms;
+      times.prepare_ms = inner_times.prepare_ms;
+      impl_->decision = inner->decision();
+      impl_->reason = inner->selection_reason() + "; " + std::to_string(kept) + " of " +
+                      std::to_string(A.rows) + " rows have entries: the kernels run on those alone";
+      if (inner->decisions_taken_over() > 0) ++impl_->taken_over;
+      impl_->kernel_n.reset();
+      impl_->kernel_t.reset();
+      impl_->t_unavailable.clear();
+      impl_->t_deferred = false;
+      impl_->t_name.clear();
+      impl_->rows_kept = std::move(rows_kept);
+      impl_->inner = std::move(inner);
+      impl_->inner_version = inner_version;
+      impl_->A = A;
+      impl_->key = key;
+      impl_->sample = std::move(sample);
+      impl_->ready = true;
+      ++impl_->analyses;
+      impl_->times = times;
+      return;
+    }
+  }
   const bool takes_over = impl_->adopted_fits(A);
   t0 = Clock::now();
   const KernelChoice choice = choose(A, stream);
@@ -206,6 +268,8 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
   impl_->t_deferred = p.t_deferred;
   impl_->t_name = p.t_name;
   impl_->reason = std::move(p.reason);
+  impl_->rows_kept.reset();
+  impl_->inner.reset();
   impl_->ready = true;
   ++impl_->analyses;
   if (takes_over) ++impl_->taken_over;
@@ -429,6 +493,21 @@ void Operator<V, I, O>::apply(Op op, V alpha, ConstVec<V> x, V beta, ConstVec<V>
     fail(status::aliasing,
          "the input y partially overlaps the output: pass the same vector or "
          "disjoint ones");
+  if (impl_->inner) {
+    // Empty rows left out: the kernel runs on the nonempty rows; op N scatters its result
+    // into y, op T reads the nonempty rows' entries of x (gathered).
+    const CompressedRows<V, I, O>& kept_rows = *impl_->rows_kept;
+    const Vec<V> work{kept_rows.work(), kept_rows.kept()};
+    if (op == Op::N) {
+      impl_->inner->apply(Op::N, V(1), x, V(0), ConstVec<V>{}, work, stream);
+      kept_rows.scatter(alpha, work.data, beta, reads_y ? y_in.data : nullptr, y_out.data, stream);
+    } else {
+      kept_rows.gather(x.data, work.data, stream);
+      impl_->inner->apply(Op::T, alpha, ConstVec<V>{work.data, work.size}, beta, y_in, y_out,
+                          stream);
+    }
+    return;
+  }
   if (op == Op::T && impl_->t_deferred) {
     // Once per structure: the transpose kernel's setup (see prepare), on this product's stream.
     set_up_or_fall_back(impl_->kernel_t, impl_->t_name, Op::T, impl_->A, impl_->options,
@@ -450,6 +529,7 @@ const CsrView<V, I, O>& Operator<V, I, O>::matrix() const {
 template <class V, class I, class O>
 std::string Operator<V, I, O>::kernel_name(Op op) const {
   if (!impl_->ready || (op == Op::T && !impl_->t_unavailable.empty())) return std::string();
+  if (impl_->inner) return impl_->inner->kernel_name(op);
   return impl_->kernel_for(op)->name();
 }
 template <class V, class I, class O>
@@ -459,8 +539,13 @@ std::string Operator<V, I, O>::selection_reason() const {
 template <class V, class I, class O>
 std::size_t Operator<V, I, O>::workspace_bytes() const {
   if (!impl_->ready) return 0;
+  if (impl_->inner) return impl_->inner->workspace_bytes() + impl_->rows_kept->bytes();
   return impl_->kernel_n->workspace_bytes() +
          (impl_->kernel_t && !impl_->t_deferred ? impl_->kernel_t->workspace_bytes() : 0);
+}
+template <class V, class I, class O>
+std::int64_t Operator<V, I, O>::compressed_rows() const {
+  return impl_->ready && impl_->inner ? impl_->rows_kept->kept() : -1;
 }
 template <class V, class I, class O>
 std::uint64_t Operator<V, I, O>::analysis_count() const {

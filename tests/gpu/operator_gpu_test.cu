@@ -20,6 +20,7 @@
 #include "hola/operator.hpp"
 #include "hola/registry.hpp"
 #include "hola/selector.hpp"
+#include "operator_as_kernel.hpp"
 #include "status_of.hpp"
 
 namespace hola::test {
@@ -276,6 +277,45 @@ TEST(OperatorGpu, SameStructureIsCachedAndNewValuesAreUsed) {
   op.apply(Op::N, 1.0, {dx.get(), M.host.cols}, 0.0, {dy.get(), M.host.rows});
   DeviceMemory::sync();
   EXPECT_TRUE(matches_reference(Op::N, 1.0, M.host.view(), x, 0.0, {}, dy.download()));
+}
+
+// Empty rows left out (OperatorOptions::compress_empty_rows) on the GPU: the kernels' full
+// harness on small ghost blocks with the floor at 0, every kernel by name; then at the default
+// floor a 3D Laplacian slab's ghost block of 4.2 M rows, 2^17 of them with entries, where the
+// grid-stride gather and scatter run over more rows than one launch of blocks covers.
+template <class V, class I, class O>
+void check_empty_rows_left_out() {
+  const std::vector<NamedMatrix> small = {
+      {"ghost block 30x20x12", gen::ghost_block(30, 20, 12)},
+      {"circuit, 90% empty", gen::circuit(20000, 3, 0.9, 2, 900)}};
+  for (const NamedMatrix& m : small) {
+    for (const KernelInfo& k : KernelRegistry::kernels()) {
+      if (k.memory != Memory::device && k.name != "auto") continue;
+      if (!k.mixed_index_types && !std::is_same_v<I, O>) continue;
+      OperatorOptions o;
+      o.kernel = k.name;
+      o.compress_min_empty_rows = 0;
+      check_kernel_on_matrix<DeviceMemory, V, I, O>(m.name, m.A, operator_factory<V, I, O>(o),
+                                                    KernelOptions{});
+      PlacedMatrix<DeviceMemory, V, I, O> M(m.A);
+      Operator<V, I, O> op(o);
+      op.setup(M.view(), 1);
+      EXPECT_GT(op.compressed_rows(), 0) << m.name << ", " << k.name;
+    }
+  }
+  const gen::Csr64 big = gen::ghost_block(256, 256, 64);
+  check_kernel_on_matrix<DeviceMemory, V, I, O>(
+      "ghost block 256x256x64", big, operator_factory<V, I, O>(OperatorOptions{}), KernelOptions{});
+  PlacedMatrix<DeviceMemory, V, I, O> M(big);
+  Operator<V, I, O> op;
+  op.setup(M.view(), 1);
+  EXPECT_EQ(op.compressed_rows(), 2 * 256 * 256) << op.selection_reason();
+}
+
+TEST(OperatorGpu, EmptyRowsLeftOut) {
+  check_empty_rows_left_out<double, std::int32_t, std::int32_t>();
+  check_empty_rows_left_out<float, std::int64_t, std::int64_t>();
+  check_empty_rows_left_out<double, std::int32_t, std::int64_t>();
 }
 
 // Another structure of the same sizes written into the same device arrays, no structure

@@ -316,6 +316,26 @@ TEST(Generators, CircuitShape) {
   expect_invalid_argument([] { gen::circuit(100, 1, 0.3, 2, 0, 0.5); });
 }
 
+TEST(Generators, GhostBlock) {
+  for (i64 nz : {1, 2, 5}) {
+    const Csr64 m = gen::ghost_block(4, 3, nz);
+    EXPECT_VALID(m);
+    EXPECT_EQ(m.rows, 12 * nz);
+    EXPECT_EQ(m.cols, 24);
+    EXPECT_EQ(m.nnz(), 24);
+    for (i64 r = 0; r < m.rows; ++r) {
+      const bool bottom = r < 12, top = r >= 12 * (nz - 1);
+      EXPECT_EQ(row_len(m, r), (bottom ? 1 : 0) + (top ? 1 : 0)) << "row " << r;
+      if (bottom) EXPECT_TRUE(has_entry(m, r, r % 12));
+      if (top) EXPECT_TRUE(has_entry(m, r, 12 + r % 12));
+    }
+    EXPECT_EQ(zero_values(m), 0);
+  }
+  EXPECT_EQ(gen::ghost_block(0, 3, 4).nnz(), 0);
+  EXPECT_VALID(gen::ghost_block(3, 3, 0));
+  EXPECT_TRUE(identical(gen::from_spec("ghost:n=6"), gen::ghost_block(6, 6, 3)));
+}
+
 TEST(Generators, Arrow) {
   for (i64 n : {1, 2, 5, 300}) {
     const Csr64 m = gen::arrow(n);
@@ -572,6 +592,7 @@ TEST(GeneratorSpec, HelpListsEveryFamilyAndKey) {
       {"random", {"rows", "cols", "per_row", "seed"}},
       {"rmat", {"scale", "ef", "a", "b", "c", "noise", "seed"}},
       {"circuit", {"rows", "empty", "long_rows", "long_len", "mean", "seed"}},
+      {"ghost", {"n", "nx", "ny", "nz"}},
       {"arrow", {"n"}},
       {"random_nnz", {"rows", "cols", "nnz", "seed"}},
       {"empty", {"rows", "cols"}},

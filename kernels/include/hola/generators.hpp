@@ -44,6 +44,11 @@ Csr64 rmat(int scale, int edge_factor, std::uint64_t seed, double a, double b, d
 Csr64 circuit(std::int64_t rows, std::uint64_t seed, double empty_fraction = 0.3, int long_rows = 8,
               std::int64_t long_len = 0, double mean_len = 4.0);
 
+// The off-diagonal (ghost) block of one rank of a 7-point 3D Laplacian split into z-slabs: the
+// rank's nx x ny x nz slab as rows, the neighbouring planes below and above as 2 nx ny columns;
+// only the slab's bottom and top planes have entries (-1), every other row is empty.
+Csr64 ghost_block(std::int64_t nx, std::int64_t ny, std::int64_t nz);
+
 // Arrow: diagonal plus a full first row and a full first column.
 Csr64 arrow(std::int64_t n);
 

@@ -51,6 +51,15 @@ struct OperatorOptions {
   // about as much as cuSPARSE's), and its choice can differ between runs. false: the tree's
   // pick as it is (the same kernel on every run). Never in deterministic mode.
   bool auto_trial = false;
+  // Rows without entries are left out of the kernels' work when at least half of the rows and
+  // at least `compress_min_empty_rows` of them are empty (the off-diagonal block of a
+  // distributed matrix): the kernel, chosen for the nonempty rows' own shape, runs on them alone
+  // and the product is scattered into y (hola/compressed_rows.hpp). y += A x then touches only
+  // the nonempty rows. The floor keeps small matrices on one kernel launch: on the GPU a
+  // skipped empty row saves about 24 bytes of traffic, a second launch costs a few
+  // microseconds, which about 10^5 empty rows repay.
+  bool compress_empty_rows = true;
+  std::int64_t compress_min_empty_rows = std::int64_t(1) << 17;
   KernelOptions kernel_options{};  // tuning knobs passed to the kernel
 };
 
@@ -111,6 +120,9 @@ class Operator {
   // True when set up for exactly this structure (the next setup would only refresh values).
   bool is_set_up_for(const StructureFingerprint& key) const;
   const CsrView<V, I, O>& matrix() const;
+  // Nonempty rows the kernels run on when empty rows are left out (compress_empty_rows), else
+  // -1 (all rows).
+  std::int64_t compressed_rows() const;
   // Kernel that runs op (after fallbacks), e.g. "hola"; empty before setup.
   std::string kernel_name(Op op) const;
   // Why that kernel was chosen (auto rule, fallback reason), for -mat_hola_view.
