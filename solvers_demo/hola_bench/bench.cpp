@@ -64,13 +64,14 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Minimal bytes for y = A x, beta = 0 (docs/architecture.md, "Performance method").
+// Minimal bytes for y = A x, beta = 0 (docs/architecture.md, "Performance method"); with
+// beta = 1 y is read too: ny_read entries more.
 template <class V, class I, class O>
-double floor_bytes(std::int64_t rows, std::int64_t cols, std::int64_t nnz) {
+double floor_bytes(std::int64_t rows, std::int64_t cols, std::int64_t nnz, std::int64_t ny_read) {
   const double matrix = static_cast<double>(nnz) * (sizeof(V) + sizeof(I)) +
                         static_cast<double>(rows + 1) * sizeof(O);
   // x and y swap sizes under T; the sum is the same.
-  const double vectors = static_cast<double>(rows + cols) * sizeof(V);
+  const double vectors = static_cast<double>(rows + cols + ny_read) * sizeof(V);
   return matrix + vectors;
 }
 
@@ -79,7 +80,7 @@ double floor_bytes(std::int64_t rows, std::int64_t cols, std::int64_t nnz) {
 template <class V, class I, class O>
 class AutoKernel final : public SpmvKernel<V, I, O> {
  public:
-  explicit AutoKernel(bool race) : op_(make_options(race)) {}
+  AutoKernel(bool race, bool compress) : op_(make_options(race, compress)) {}
   std::string name() const override { return "auto"; }
   bool supports(Op) const override { return true; }
   bool deterministic() const override { return false; }
@@ -104,10 +105,11 @@ class AutoKernel final : public SpmvKernel<V, I, O> {
 
  private:
   // As users get it (validation on), so that the setup time is theirs.
-  static OperatorOptions make_options(bool race) {
+  static OperatorOptions make_options(bool race, bool compress) {
     OperatorOptions o;
     o.kernel = "auto";
     o.auto_trial = race;
+    o.compress_empty_rows = compress;
     return o;
   }
   Operator<V, I, O> op_;
@@ -116,7 +118,7 @@ class AutoKernel final : public SpmvKernel<V, I, O> {
 
 template <class V, class I, class O>
 SpmvKernelPtr<V, I, O> make_kernel(const KernelSpec& ks, const Settings& s) {
-  if (ks.name == "auto") return std::make_unique<AutoKernel<V, I, O>>(s.auto_race);
+  if (ks.name == "auto") return std::make_unique<AutoKernel<V, I, O>>(s.auto_race, s.auto_compress);
   return KernelRegistry::create<V, I, O>(ks.name, ks.options);
 }
 
@@ -207,7 +209,8 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
                   return std::shared_ptr<const std::vector<V>>(std::move(y));
                 })
                 .share();
-    const double fbytes = floor_bytes<V, I, O>(hv.rows, hv.cols, hv.nnz);
+    const double fbytes = floor_bytes<V, I, O>(hv.rows, hv.cols, hv.nnz, s.beta ? ny : 0);
+    const V beta = static_cast<V>(s.beta);
     const double floor_ms = copy_gbs > 0 ? fbytes / (copy_gbs * 1e9) * 1e3 : 0;
     // Host kernels: the floor at the host's copy bandwidth.
     const double host_floor_ms = s.host_copy_gbs > 0 ? fbytes / (s.host_copy_gbs * 1e9) * 1e3 : 0;
@@ -270,11 +273,13 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
           float ms = 0;
           if (on_host) {
             const auto t0 = std::chrono::steady_clock::now();
-            kernel->apply(op, V(1), x->data(), V(0), nullptr, hy.data(), nullptr);
+            kernel->apply(op, V(1), x->data(), beta, s.beta ? hy.data() : nullptr, hy.data(),
+                          nullptr);
             ms = static_cast<float>(seconds_since(t0) * 1e3);
           } else {
             BENCH_CUDA(cudaEventRecord(e0, stream));
-            kernel->apply(op, V(1), dx[k].ptr, V(0), nullptr, dy[k].ptr, stream);
+            kernel->apply(op, V(1), dx[k].ptr, beta, s.beta ? dy[k].ptr : nullptr, dy[k].ptr,
+                          stream);
             BENCH_CUDA(cudaEventRecord(e1, stream));
             BENCH_CUDA(cudaEventSynchronize(e1));
             BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1));

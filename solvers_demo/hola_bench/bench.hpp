@@ -44,6 +44,11 @@ struct Settings {
   int setup_reps = 0;
   // "auto" with the setup race (OperatorOptions::auto_trial; off by default, as for users).
   bool auto_race = false;
+  // "auto" leaves empty rows out (OperatorOptions::compress_empty_rows; on by default).
+  bool auto_compress = true;
+  // 0: y = A x; 1: y += A x in place (a ghost block's product in PETSc's MatMult). The floor
+  // then counts reading y too.
+  int beta = 0;
 };
 
 // True for kernels that run on host memory: registry kernels of Memory::host, and "auto" when

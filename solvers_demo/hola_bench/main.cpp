@@ -158,6 +158,12 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--auto-race", settings.auto_race,
                "auto with the setup race (off by default, as in the Operator)");
+  bool no_compress = false;
+  app.add_flag("--auto-no-compress", no_compress,
+               "auto without leaving empty rows out (OperatorOptions::compress_empty_rows)");
+  app.add_option("--beta", settings.beta,
+                 "0: y = A x (default); 1: y += A x in place, as for a ghost block")
+      ->check(CLI::IsMember({0, 1}));
   app.add_flag("--features-only", features_only,
                "only compute the selector's matrix features (on the GPU when there is one, else "
                "on the CPU) and write them");
@@ -168,6 +174,7 @@ int main(int argc, char** argv) {
                "docs/kernels.md");
   CLI11_PARSE(app, argc, argv);
   settings.check = !no_check;
+  settings.auto_compress = !no_compress;
   if (!output_path.empty()) {
     const bool csv =
         output_path.size() >= 4 && output_path.substr(output_path.size() - 4) == ".csv";
@@ -374,6 +381,8 @@ int main(int argc, char** argv) {
       j["host_copy_bandwidth_gbs"] = settings.host_copy_gbs;
       j["index_type"] = settings.index;
       j["reps"] = settings.reps;
+      j["beta"] = settings.beta;
+      j["auto_compress_empty_rows"] = settings.auto_compress;
       j["warmup"] = settings.warmup;
       j["time_cap_ms"] = settings.time_cap_ms;
       j["matrices_requested"] = sources.size();
