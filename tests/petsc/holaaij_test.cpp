@@ -1,14 +1,19 @@
 // A Hola matrix type against PETSc's own type it is built on: holaaij vs aij (default), or
 // holaaijcusparse vs aijcusparse with -hola_test_type holaaijcusparse. Every product, KSP
 // iteration counts, duplicates, new values (no new analysis), new nonzeros, MatBindToCPU (the GPU
-// type hands the products back to PETSc while bound), COO assembly and LSQR on a rectangular
-// matrix. Run with 1, 2 and 4 ranks; with more than one rank the last rank owns no rows.
+// type hands the products back to PETSc while bound), COO assembly, LSQR on a rectangular matrix,
+// and MPI matrices whose ghost (off-diagonal) blocks are empty on every rank, on some ranks, or
+// hold entries in a few rows only. Outputs are filled with NaN before each product that overwrites
+// them, and Hola's counters show which block products Hola ran. Run with 1 to 4 ranks; with more
+// than one rank the last rank owns no rows (so ranks have ghost entries from 3 ranks on).
 // Exit code 0 when every check passed, 77 (skipped) for the GPU type without a usable GPU.
 #include <petscksp.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <limits>
 #include <vector>
 
 #include "grid_problems.hpp"
@@ -51,23 +56,39 @@ PetscErrorCode LocalRows(PetscInt N, PetscInt* mloc) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// An n^2 x n^2 matrix of the type, rows split as LocalRows does, not yet preallocated.
-PetscErrorCode CreateUnallocated(MatType type, PetscInt n, Mat* A) {
+// An N x N matrix of the type, rows (and columns) split as LocalRows does, not yet preallocated.
+PetscErrorCode CreateSquareUnallocated(MatType type, PetscInt N, Mat* A) {
   PetscInt m;
   PetscFunctionBegin;
-  PetscCall(LocalRows(n * n, &m));
+  PetscCall(LocalRows(N, &m));
   PetscCall(MatCreate(PETSC_COMM_WORLD, A));
-  PetscCall(MatSetSizes(*A, m, m, n * n, n * n));
+  PetscCall(MatSetSizes(*A, m, m, N, N));
   PetscCall(MatSetType(*A, type));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// An n^2 x n^2 matrix of the type, rows split as LocalRows does, not yet preallocated.
+PetscErrorCode CreateUnallocated(MatType type, PetscInt n, Mat* A) {
+  PetscFunctionBegin;
+  PetscCall(CreateSquareUnallocated(type, n * n, A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The same, preallocated for nz_diag entries per row in the diagonal block and nz_ghost in the
+// ghost block (more may come: no allocation error).
+PetscErrorCode CreateSquare(MatType type, PetscInt N, PetscInt nz_diag, PetscInt nz_ghost, Mat* A) {
+  PetscFunctionBegin;
+  PetscCall(CreateSquareUnallocated(type, N, A));
+  PetscCall(MatSeqAIJSetPreallocation(*A, nz_diag, nullptr));
+  PetscCall(MatMPIAIJSetPreallocation(*A, nz_diag, nullptr, nz_ghost, nullptr));
+  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The 2D grid matrix of the tests: n^2 x n^2, 5-point.
 PetscErrorCode Create(MatType type, PetscInt n, Mat* A) {
   PetscFunctionBegin;
-  PetscCall(CreateUnallocated(type, n, A));
-  PetscCall(MatSeqAIJSetPreallocation(*A, 5, nullptr));
-  PetscCall(MatMPIAIJSetPreallocation(*A, 5, nullptr, 2, nullptr));
-  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(CreateSquare(type, n * n, 5, 2, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -110,6 +131,19 @@ PetscErrorCode DestroyAll(std::initializer_list<Mat*> mats) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// Largest over the ranks; NaN on any rank gives NaN (MPI_MAX may drop a NaN).
+PetscErrorCode MaxAll(PetscReal* value) {
+  PetscReal local[2] = {PetscIsNanReal(*value) ? (PetscReal)1 : (PetscReal)0,
+                        PetscIsNanReal(*value) ? (PetscReal)0 : *value},
+            all[2];
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(local, all, 2, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
+  *value = all[0] > 0 ? std::numeric_limits<PetscReal>::quiet_NaN() : all[1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Relative difference ||a - ref|| / ||ref||, the largest over the ranks (sequential vectors, e.g.
+// of the ghost blocks, differ per rank). NaN anywhere in a gives NaN, and fails every check.
 PetscErrorCode RelDiff(Vec a, Vec ref, PetscReal* rel) {
   Vec d;
   PetscReal nd, nr;
@@ -120,6 +154,15 @@ PetscErrorCode RelDiff(Vec a, Vec ref, PetscReal* rel) {
   PetscCall(VecNorm(ref, NORM_2, &nr));
   *rel = nr > 0 ? nd / nr : nd;
   PetscCall(VecDestroy(&d));
+  PetscCall(MaxAll(rel));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Fills v with NaN (on the device for a GPU vector): a product that leaves any entry of its output
+// unwritten shows up as NaN.
+PetscErrorCode Poison(Vec v) {
+  PetscFunctionBegin;
+  PetscCall(VecSet(v, std::numeric_limits<PetscReal>::quiet_NaN()));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -130,19 +173,60 @@ PetscErrorCode SumAll(PetscInt local, PetscInt* total) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// The local blocks of A on this rank: the diagonal block and the ghost (off-diagonal) block of an
+// MPI matrix, or A itself and none.
+PetscErrorCode LocalBlocks(Mat A, Mat* diag, Mat* ghost) {
+  PetscBool mpi;
+  PetscFunctionBegin;
+  *diag = A;
+  *ghost = nullptr;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));  // mpiaijcusparse too
+  if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(A, diag, ghost, nullptr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Hola's counters of one local block and its stored nonzeros.
+struct BlockCounts {
+  PetscInt calls = 0, fallbacks = 0, nnz = 0;
+};
+// [0] the diagonal block, [1] the ghost block (zero when there is none).
+PetscErrorCode GetBlockCounts(Mat A, BlockCounts counts[2]) {
+  Mat blk[2];
+  PetscFunctionBegin;
+  PetscCall(LocalBlocks(A, &blk[0], &blk[1]));
+  for (int b = 0; b < 2; b++) {
+    counts[b] = BlockCounts{};
+    if (!blk[b]) continue;
+    MatInfo info;
+    PetscCall(HolaPetscGetStats(blk[b], &counts[b].calls, &counts[b].fallbacks, nullptr));
+    PetscCall(MatGetInfo(blk[b], MAT_LOCAL, &info));
+    counts[b].nnz = (PetscInt)info.nz_used;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 enum class Expect { hola, fallback };
 
-// All products of A against R; also checks that Hola's kernels ran (or, with Expect::fallback,
-// that every product went to PETSc's own operations).
+// The products Compare runs on A: MatMult, MatMultAdd twice, MatMultTranspose,
+// MatMultTransposeAdd twice. PETSc's MPI products call each local block once per product.
+constexpr PetscInt kProducts = 6;
+
+// All products of A against R, outputs poisoned with NaN where they are not also an input; also
+// checks that Hola's kernels ran: every local block with nonzeros (the ghost block too) ran Hola
+// for every product and no block fell back to PETSc, while a block without nonzeros needs no
+// kernel and must not fall back either. With Expect::fallback every product went to PETSc's own
+// operations instead.
 PetscErrorCode Compare(const char* what, Mat A, Mat R, Expect expect = Expect::hola) {
   Vec x, y, yr, w, xt, zt, ztr, wt;
   PetscReal e;
   PetscInt before, after, fb_before, fb_after;
-  char label[128];
+  BlockCounts blocks_before[2], blocks_after[2];
+  char label[160];
   const PetscReal tol = 1e-12;
 
   PetscFunctionBegin;
   PetscCall(HolaPetscGetStats(A, &before, &fb_before, nullptr));
+  PetscCall(GetBlockCounts(A, blocks_before));
   PetscCall(MatCreateVecs(A, &x, &y));
   PetscCall(VecDuplicate(y, &yr));
   PetscCall(VecDuplicate(y, &w));
@@ -154,12 +238,14 @@ PetscErrorCode Compare(const char* what, Mat A, Mat R, Expect expect = Expect::h
   PetscCall(VecSetRandom(w, nullptr));
   PetscCall(VecSetRandom(wt, nullptr));
 
+  PetscCall(Poison(y));
   PetscCall(MatMult(A, x, y));
   PetscCall(MatMult(R, x, yr));
   PetscCall(RelDiff(y, yr, &e));
   PetscCall(PetscSNPrintf(label, sizeof(label), "%s: MatMult", what));
   PetscCall(Check(e <= tol, label, e));
 
+  PetscCall(Poison(y));
   PetscCall(MatMultAdd(A, x, w, y));  // y = w + A x
   PetscCall(MatMultAdd(R, x, w, yr));
   PetscCall(RelDiff(y, yr, &e));
@@ -172,6 +258,7 @@ PetscErrorCode Compare(const char* what, Mat A, Mat R, Expect expect = Expect::h
   PetscCall(PetscSNPrintf(label, sizeof(label), "%s: MatMultAdd z==y", what));
   PetscCall(Check(e <= tol, label, e));
 
+  PetscCall(Poison(zt));
   PetscCall(MatMultTranspose(A, w, zt));
   PetscCall(MatMultTranspose(R, w, ztr));
   PetscCall(RelDiff(zt, ztr, &e));
@@ -184,6 +271,7 @@ PetscErrorCode Compare(const char* what, Mat A, Mat R, Expect expect = Expect::h
   Vec tref;
   PetscCall(VecDuplicate(x, &tref));
   PetscCall(MatMultTranspose(R, w, tref));
+  PetscCall(Poison(zt));
   PetscCall(MatMultTransposeAdd(A, w, wt, zt));
   PetscCall(VecWAXPY(ztr, 1.0, tref, wt));
   PetscCall(RelDiff(zt, ztr, &e));
@@ -211,12 +299,39 @@ PetscErrorCode Compare(const char* what, Mat A, Mat R, Expect expect = Expect::h
   PetscCall(VecDestroy(&tref));
 
   PetscCall(HolaPetscGetStats(A, &after, &fb_after, nullptr));
+  PetscCall(GetBlockCounts(A, blocks_after));
   PetscInt calls, fallbacks;
   PetscCall(SumAll(after - before, &calls));
   PetscCall(SumAll(fb_after - fb_before, &fallbacks));
   if (expect == Expect::hola) {
-    PetscCall(PetscSNPrintf(label, sizeof(label), "%s: Hola kernel calls", what));
-    PetscCall(Check(calls > 0, label, (double)calls));
+    // Per rank and block; then the ranks whose blocks were not all Hola's.
+    PetscInt bad = 0, with_nnz = 0, ghosts = 0;
+    Mat diag, ghost;
+    PetscCall(LocalBlocks(A, &diag, &ghost));
+    for (int b = 0; b < 2; b++) {
+      const PetscInt c = blocks_after[b].calls - blocks_before[b].calls;
+      const PetscInt f = blocks_after[b].fallbacks - blocks_before[b].fallbacks;
+      const bool has_nnz = blocks_after[b].nnz > 0;
+      if (f != 0 || (has_nnz && c < kProducts)) bad = 1;
+      with_nnz += has_nnz ? 1 : 0;
+      if (b == 1 && has_nnz) ghosts = 1;
+    }
+    PetscInt bad_ranks, blocks_all, ghosts_all;
+    PetscCall(SumAll(bad, &bad_ranks));
+    PetscCall(SumAll(with_nnz, &blocks_all));
+    PetscCall(SumAll(ghosts, &ghosts_all));
+    if (ghost)
+      PetscCall(PetscSNPrintf(label, sizeof(label),
+                              "%s: Hola ran every product of the %d blocks with nonzeros (%d "
+                              "ghost), no fallback",
+                              what, (int)blocks_all, (int)ghosts_all));
+    else
+      PetscCall(PetscSNPrintf(label, sizeof(label),
+                              "%s: Hola ran every product of the %d matrices with nonzeros, no "
+                              "fallback",
+                              what, (int)blocks_all));
+    PetscCall(Check(bad_ranks == 0 && fallbacks == 0 && (calls > 0 || blocks_all == 0), label,
+                    (double)bad_ranks));
   } else {
     PetscCall(PetscSNPrintf(label, sizeof(label), "%s: PETSc's products, no Hola kernel", what));
     PetscCall(Check(calls == 0 && fallbacks > 0, label, (double)fallbacks));
@@ -456,6 +571,153 @@ PetscErrorCode RunLsqr(PetscInt n) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// ---- Ghost blocks ----
+// Grid problems (solvers_demo/grid_problems.hpp) whose rows keep their entries in other ranks'
+// columns only as `Coupling` says: ghost blocks empty on every rank, non-empty on one rank only,
+// or non-empty in a few rows (a 3D grid split into z-slabs couples only the planes next to the
+// neighbouring slabs). Ghost entries exist from 3 ranks on (on 2 ranks rank 0 owns everything).
+enum class Coupling {
+  none,               // block diagonal across the ranks: every ghost block is empty
+  rank0_reads_rank1,  // only rank 0's rows keep their entries in rank 1's columns
+  all,                // the whole grid problem
+};
+
+// Sets A's rows from row(r, add), leaving out the entries in other ranks' columns that `coupling`
+// drops, and assembles. *ghost_rows: the local rows that kept such an entry.
+template <class Row>
+PetscErrorCode FillCoupled(Mat A, Coupling coupling, Row&& row, PetscInt* ghost_rows) {
+  const PetscInt* ranges;
+  PetscMPIInt rank, size;
+  PetscInt rs, re;
+  std::vector<PetscInt> cols;
+  std::vector<PetscScalar> vals;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(MatGetOwnershipRange(A, &rs, &re));
+  PetscCall(MatGetOwnershipRangesColumn(A, &ranges));
+  // The rank owning column c (ranks without columns have equal bounds and are skipped).
+  auto owner = [&](PetscInt c) {
+    return (PetscMPIInt)(std::upper_bound(ranges, ranges + size + 1, c) - ranges - 1);
+  };
+  *ghost_rows = 0;
+  for (PetscInt r = rs; r < re; r++) {
+    bool ghost = false;
+    cols.clear();
+    vals.clear();
+    row(r, [&](PetscInt c, double value) {
+      const PetscMPIInt o = owner(c);
+      if (o != rank) {
+        if (coupling == Coupling::none) return;
+        if (coupling == Coupling::rank0_reads_rank1 && !(rank == 0 && o == 1)) return;
+        ghost = true;
+      }
+      cols.push_back(c);
+      vals.push_back(value);
+    });
+    if (ghost) (*ghost_rows)++;
+    PetscCall(
+        MatSetValues(A, 1, &r, (PetscInt)cols.size(), cols.data(), vals.data(), INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The ghost blocks on their own, rank by rank: the ghost block of A (Hola's operations, attached
+// by the MPI products before) against that of R (PETSc's; the same structure), through Compare:
+// all four products with poisoned outputs, also those that PETSc's MPI products never ask of a
+// ghost block (they multiply it in place, y == z, and its transpose writes an internal vector
+// that the API cannot poison). Collective; nothing to do on one rank.
+PetscErrorCode CompareGhostBlocks(const char* what, Mat A, Mat R) {
+  Mat Ad, Ag, Rd, Rg;
+  PetscMPIInt size;
+  PetscBool attached;
+  PetscInt missing;
+  char label[128];
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  if (size == 1) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(LocalBlocks(A, &Ad, &Ag));
+  PetscCall(LocalBlocks(R, &Rd, &Rg));
+  PetscCheck(Ag && Rg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "an MPI matrix without a ghost block");
+  PetscCall(HolaPetscIsAttached(Ag, &attached));
+  PetscCall(SumAll(attached ? 0 : 1, &missing));
+  PetscCall(PetscSNPrintf(label, sizeof(label), "%s: ghost blocks carry Hola's operations", what));
+  PetscCall(Check(missing == 0, label, (double)missing));
+  PetscCall(PetscSNPrintf(label, sizeof(label), "%s, ghost block", what));
+  PetscCall(Compare(label, Ag, Rg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Where a ghost-block problem put its ghost entries, over the ranks.
+struct GhostLayout {
+  PetscInt ranks_with_rows = 0, ranks_with_ghosts = 0;  // ghosts: a ghost block with nonzeros
+  PetscReal max_ghost_row_share = 0;  // the largest share of a rank's rows with ghost entries
+};
+
+// One ghost-block problem (N x N, rows from `row`, coupled as `coupling` says) for both types:
+// the MPI products, the ghost blocks on their own, a KSP solve with equal iteration counts.
+template <class Row>
+PetscErrorCode RunGhostCase(const char* what, PetscInt N, PetscInt nz_diag, PetscInt nz_ghost,
+                            Coupling coupling, Row&& row, KSPType ksp, GhostLayout* layout) {
+  Mat A, R;
+  PetscInt ghost_rows, ghost_rows_ref, rs, re;
+  BlockCounts counts[2];
+  PetscFunctionBegin;
+  PetscCall(CreateSquare(test_type, N, nz_diag, nz_ghost, &A));
+  PetscCall(CreateSquare(ref_type, N, nz_diag, nz_ghost, &R));
+  PetscCall(FillCoupled(A, coupling, row, &ghost_rows));
+  PetscCall(FillCoupled(R, coupling, row, &ghost_rows_ref));
+  PetscCall(Compare(what, A, R));
+  PetscCall(CompareGhostBlocks(what, A, R));
+  PetscCall(SolveBoth(what, A, R, ksp));
+
+  PetscCall(GetBlockCounts(A, counts));
+  PetscCall(MatGetOwnershipRange(A, &rs, &re));
+  PetscCall(SumAll(re > rs ? 1 : 0, &layout->ranks_with_rows));
+  PetscCall(SumAll(counts[1].nnz > 0 ? 1 : 0, &layout->ranks_with_ghosts));
+  layout->max_ghost_row_share = re > rs ? (PetscReal)ghost_rows / (PetscReal)(re - rs) : 0;
+  PetscCall(MaxAll(&layout->max_ghost_row_share));
+  PetscCall(DestroyAll({&A, &R}));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Ghost blocks empty on every rank (block diagonal across the ranks), non-empty on rank 0 only,
+// and non-empty in few rows (3D Poisson on n3^3 split into z-slabs); each also checks that the
+// problem has the layout it is meant to have.
+PetscErrorCode RunGhostBlocks(PetscInt n, PetscInt n3) {
+  PetscMPIInt size;
+  GhostLayout l;
+  const hola::grid::FivePoint spd{}, unsym{4.0, -1.0, -1.0, -1.1, -0.9};
+  auto five_point = [n](const hola::grid::FivePoint& c) {
+    return [n, c](PetscInt r, auto&& add) { hola::grid::five_point_row(n, r, c, add); };
+  };
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+
+  PetscCall(
+      RunGhostCase("block-diagonal", n * n, 5, 2, Coupling::none, five_point(spd), KSPCG, &l));
+  PetscCall(Check(l.ranks_with_ghosts == 0, "block-diagonal: no rank has ghost entries",
+                  (double)l.ranks_with_ghosts));
+
+  PetscCall(RunGhostCase("rank 0 reads rank 1", n * n, 5, 2, Coupling::rank0_reads_rank1,
+                         five_point(unsym), KSPGMRES, &l));
+  if (size >= 3)
+    PetscCall(Check(l.ranks_with_ghosts == 1 && l.ranks_with_rows > l.ranks_with_ghosts,
+                    "rank 0 reads rank 1: ghost entries on rank 0 only",
+                    (double)l.ranks_with_ghosts));
+
+  PetscCall(RunGhostCase(
+      "3D slabs", n3 * n3 * n3, 7, 3, Coupling::all,
+      [n3](PetscInt r, auto&& add) { hola::grid::poisson3d_row(n3, r, add); }, KSPCG, &l));
+  if (size >= 3)
+    PetscCall(Check(l.ranks_with_ghosts == l.ranks_with_rows && l.max_ghost_row_share <= 0.25,
+                    "3D slabs: ghost entries on every rank, in <= 25% of its rows",
+                    (double)l.max_ghost_row_share));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // Analyses (structure changes seen) summed over the ranks.
 PetscErrorCode Analyses(Mat A, PetscInt* total) {
   PetscInt local;
@@ -569,6 +831,9 @@ PetscErrorCode Run() {
 
   PetscCall(RunCoo(n));
   PetscCall(RunLsqr(n));
+  PetscInt n3 = 2 * n;  // 3D slabs: n3^3 rows
+  PetscCall(PetscOptionsGetInt(nullptr, nullptr, "-n3", &n3, nullptr));
+  PetscCall(RunGhostBlocks(n, n3));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -6,7 +6,13 @@
 // COO assembly, ...).
 #include "attach.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <new>
+#include <vector>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "hola/petsc.h"
 #include "hola/registry.hpp"
@@ -37,10 +43,108 @@ PetscErrorCode EnsureBlocks(Mat A, Ctx* ctx) {
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+// What each rank tells the other ranks of its node for the layout lines.
+struct NodeEntry {
+  int has_gpu;      // a CUDA device context with a device id and a known bus id
+  int visible;      // GPUs the process sees
+  char bus_id[32];  // PCI bus id of its GPU
+};
+
+// -mat_hola_view on an MPI matrix, at its first product (collective, once per matrix): one line per
+// rank, in rank order, with its node and node-local rank (MPI_COMM_TYPE_SHARED) and, for a device
+// backend, its GPU and whether PETSc hands device buffers to MPI; then, per node, a warning when
+// ranks share a GPU although more of the visible GPUs are unused.
+PetscErrorCode ViewRankLayout(Mat A, Ctx* ctx) {
+  MPI_Comm comm = PetscObjectComm((PetscObject)A), node = MPI_COMM_NULL;
+  PetscMPIInt wrank, nrank, nsize;
+  char host[MPI_MAX_PROCESSOR_NAME + 1] = "";
+  int hlen = 0;
+  char line[1024];
+  std::string out;
+
+  PetscFunctionBegin;
+  ctx->viewed = true;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &wrank));
+  PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  PetscCallMPI(MPI_Comm_rank(node, &nrank));
+  PetscCallMPI(MPI_Comm_size(node, &nsize));
+  PetscCallMPI(MPI_Get_processor_name(host, &hlen));
+  PetscCall(PetscSNPrintf(line, sizeof(line), "[%d] Hola (%s): node %s, node-local rank %d of %d",
+                          (int)wrank, ctx->seq->name, host, (int)nrank, (int)nsize));
+  out = line;
+  if (!ctx->seq->rank_device) {
+#ifdef _OPENMP
+    PetscCall(PetscSNPrintf(line, sizeof(line), ": CPU kernels, OpenMP threads: %d",
+                            omp_get_max_threads()));
+#else
+    PetscCall(PetscSNPrintf(line, sizeof(line), ": CPU kernels"));
+#endif
+    out += line;
+  } else {
+    RankDevice d;
+    PetscCall(ctx->seq->rank_device(&d));
+    NodeEntry mine{};
+    mine.has_gpu = d.petsc_device >= 0 && d.bus_id[0];  // without a bus id: left out below
+    mine.visible = d.visible;
+    PetscCall(PetscStrncpy(mine.bus_id, d.bus_id, sizeof(mine.bus_id)));
+    std::vector<NodeEntry> all((size_t)nsize);
+    PetscCallMPI(MPI_Allgather(&mine, (int)sizeof(NodeEntry), MPI_BYTE, all.data(),
+                               (int)sizeof(NodeEntry), MPI_BYTE, node));
+    if (d.petsc_device >= 0)
+      PetscCall(PetscSNPrintf(line, sizeof(line), ": GPU %d (PCI %s) of %d visible",
+                              (int)d.petsc_device, d.bus_id[0] ? d.bus_id : "unknown", d.visible));
+    else
+      PetscCall(PetscSNPrintf(line, sizeof(line), ": no CUDA device context (%d GPUs visible)",
+                              d.visible));
+    out += line;
+    if (d.petsc_device >= 0 && d.cuda_device != (int)d.petsc_device) {
+      PetscCall(PetscSNPrintf(line, sizeof(line), " (the CUDA runtime's current device is %d)",
+                              d.cuda_device));
+      out += line;
+    }
+    out += d.gpu_aware_mpi ? "; GPU-aware MPI: yes" : "; GPU-aware MPI: no";
+    // Once per node: ranks sharing a GPU while visible GPUs stay unused.
+    if (nrank == 0) {
+      int ranks = 0, used = 0, visible = 0, first = -1, second = -1;
+      for (int i = 0; i < nsize; i++) {
+        if (!all[i].has_gpu) continue;
+        ranks++;
+        visible = std::max(visible, all[i].visible);
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++) {
+          if (!all[j].has_gpu || std::strcmp(all[i].bus_id, all[j].bus_id) != 0) continue;
+          seen = true;
+          if (first < 0) {
+            first = j;
+            second = i;
+          }
+        }
+        if (!seen) used++;
+      }
+      if (visible > 1 && used < std::min(ranks, visible)) {
+        PetscCall(PetscSNPrintf(
+            line, sizeof(line),
+            "\n[%d] Hola (%s): warning: on node %s, %d ranks use %d of %d visible GPUs "
+            "(node-local ranks %d and %d share PCI %s): likely a wrong rank-to-GPU mapping "
+            "(see -device_view, -device_select_cuda, CUDA_VISIBLE_DEVICES)",
+            (int)wrank, ctx->seq->name, host, ranks, used, visible, first, second,
+            all[first].bus_id));
+        out += line;
+      }
+    }
+  }
+  PetscCallMPI(MPI_Comm_free(&node));
+  PetscCall(PetscSynchronizedPrintf(comm, "%s\n", out.c_str()));
+  PetscCall(PetscSynchronizedFlush(comm, PETSC_STDOUT));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // PETSc's outer product (scatter, local blocks, off-diagonal part) once the blocks carry ours.
 PetscErrorCode MpiProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, bool* done) {
   PetscFunctionBegin;
   PetscCall(EnsureBlocks(A, ctx));
+  if (ctx->settings.view && !ctx->viewed) PetscCall(ViewRankLayout(A, ctx));
   PetscCall(PetscProduct(A, ctx, x, y, z, op));
   *done = true;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -204,6 +308,12 @@ PetscErrorCode ReadSettings(Mat A, Settings* s) {
                              "structure)",
                              "MatMult", flg, &flg, nullptr));
   s->auto_race = flg == PETSC_TRUE;
+  PetscCall(
+      PetscOptionsInt("-mat_hola_compress_min_rows",
+                      "Leave a block's empty rows out of the kernels' work when at least half "
+                      "of its rows and at least this many are empty (a ghost block); "
+                      "negative: never",
+                      "MatMult", s->compress_min_rows, &s->compress_min_rows, nullptr));
   flg = s->view ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(PetscOptionsBool("-mat_hola_view", "Print the kernel Hola chose and why", "MatMult",
                              flg, &flg, nullptr));
@@ -259,6 +369,8 @@ void SetupOperator(Ctx* ctx, PetscInt rows, PetscInt cols, PetscInt nnz, const P
     o.kernel = ctx->settings.kernel;
     o.deterministic = ctx->settings.deterministic;
     o.auto_trial = ctx->settings.auto_race;
+    o.compress_empty_rows = ctx->settings.compress_min_rows >= 0;
+    o.compress_min_empty_rows = ctx->settings.compress_min_rows;
     ctx->op = std::make_unique<HolaOperator>(o);
     if (ctx->inherited) ctx->op->reuse_decision(ctx->inherited);
   }

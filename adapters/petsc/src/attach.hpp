@@ -27,6 +27,8 @@ struct Settings {
   std::string kernel = "auto";
   bool deterministic = false;
   bool auto_race = false;  // OperatorOptions::auto_trial
+  // OperatorOptions::compress_min_empty_rows; negative: empty rows are never left out.
+  PetscInt compress_min_rows = PetscInt(1) << 17;
   bool view = false;
 };
 
@@ -36,12 +38,23 @@ struct Ctx;
 // nothing was touched and PETSc's own operation must run instead.
 using ProductFn = PetscErrorCode (*)(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, bool* done);
 
+// The GPU one rank of an MPI matrix uses, for the -mat_hola_view layout line (device backends).
+struct RankDevice {
+  PetscInt petsc_device = -1;  // PETSc's device id (current device context's device); -1: none
+  int cuda_device = -1;        // the CUDA runtime's current device of this thread
+  int visible = 0;             // GPUs this process sees
+  char bus_id[32] = "";        // PCI bus id of PETSc's device: tells GPUs apart across processes
+  bool gpu_aware_mpi = false;  // PETSc's use_gpu_aware_mpi
+};
+using RankDeviceFn = PetscErrorCode (*)(RankDevice*);
+
 // The four products of one backend: what Attach installs on a SeqAIJ matrix or block (made by
-// MakeOps from one ProductFn).
+// MakeOps from one ProductFn), and for a device backend how to tell which GPU this rank uses.
 struct SeqOps {
   const char* name;  // for messages: "holaaij", "holaaijcusparse"
   MultFn mult, multtranspose;
   MultAddFn multadd, multtransposeadd;
+  RankDeviceFn rank_device;  // null for host backends
 };
 
 #if HOLA_PETSC_SCALAR_SUPPORTED
@@ -57,6 +70,7 @@ struct Ctx {
   CopyFn copy = nullptr;
   const SeqOps* seq = nullptr;  // the backend; MPI matrices give it to their blocks
   Settings settings;
+  // -mat_hola_view printed: a block's kernel line, or an MPI matrix's rank layout lines.
   bool viewed = false;
 #if HOLA_PETSC_SCALAR_SUPPORTED
   std::unique_ptr<HolaOperator> op;  // seq matrices only, made at the first product
@@ -113,11 +127,13 @@ PetscErrorCode ProductSkeleton(Mat A, Vec x, Out... out);
 
 // The four products of a backend, all through ProductSkeleton<Product>.
 template <ProductFn Product>
-constexpr SeqOps MakeOps(const char* name) {
-  return {name, ProductSkeleton<Product, hola::Op::N, Vec>,
+constexpr SeqOps MakeOps(const char* name, RankDeviceFn rank_device = nullptr) {
+  return {name,
+          ProductSkeleton<Product, hola::Op::N, Vec>,
           ProductSkeleton<Product, hola::Op::T, Vec>,
           ProductSkeleton<Product, hola::Op::N, Vec, Vec>,
-          ProductSkeleton<Product, hola::Op::T, Vec, Vec>};
+          ProductSkeleton<Product, hola::Op::T, Vec, Vec>,
+          rank_device};
 }
 
 // The context composed with A (created when `create` and absent; else null when absent).

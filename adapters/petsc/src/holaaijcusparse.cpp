@@ -2,6 +2,7 @@
 // MatMult and friends (attach.cpp swaps the operations). The kernels read PETSc's own device CSR
 // arrays in place (MatSeqAIJCUSPARSEGetIJ gives full row offsets even where PETSc stores
 // compressed rows) and run on PETSc's current stream. Compiled only against a PETSc with CUDA.
+#include <cuda_runtime.h>
 #include <petscdevice.h>
 
 #include <exception>
@@ -14,6 +15,11 @@
 #if !PETSC_VERSION_GE(3, 20, 0)
 #error "holaaijcusparse needs PETSc 3.20 or newer (PetscDeviceContextGetStreamHandle)"
 #endif
+
+// PETSc's switch for handing device buffers to MPI (-use_gpu_aware_mpi, else what PETSc detected
+// at PetscInitialize). libpetsc exports it, but only PETSc's private petsc/private/petscimpl.h
+// declares it (3.26; Debian's CPU build of 3.18 declares it nowhere): an identical declaration.
+PETSC_EXTERN PetscBool use_gpu_aware_mpi;
 
 namespace hola_petsc {
 
@@ -161,7 +167,46 @@ PetscErrorCode DeviceProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-constexpr SeqOps kDeviceOps = MakeOps<DeviceProduct>(MATHOLAAIJCUSPARSE);
+// The GPU of this rank for -mat_hola_view (once per MPI matrix, never on the product path):
+// PETSc's device id of the current device context's device, its PCI bus id, the CUDA runtime's
+// current device (Hola's kernels launch there; it follows PETSc's through the shared driver
+// context), the visible GPU count and PETSc's use_gpu_aware_mpi.
+PetscErrorCode RankDeviceInfo(RankDevice* d) {
+  PetscDeviceContext dctx;
+  PetscDeviceType type;
+  int count = 0, current = -1;
+
+  PetscFunctionBegin;
+  *d = RankDevice{};
+  d->gpu_aware_mpi = use_gpu_aware_mpi == PETSC_TRUE;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError();
+    count = 0;
+  }
+  d->visible = count;
+  if (cudaGetDevice(&current) != cudaSuccess) {
+    (void)cudaGetLastError();
+    current = -1;
+  }
+  d->cuda_device = current;
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(PetscDeviceContextGetDeviceType(dctx, &type));
+  if (type == PETSC_DEVICE_CUDA) {
+    PetscDevice device;
+    PetscInt id = -1;
+    PetscCall(PetscDeviceContextGetDevice(dctx, &device));
+    PetscCall(PetscDeviceGetDeviceId(device, &id));
+    d->petsc_device = id;
+    if (id >= 0 &&
+        cudaDeviceGetPCIBusId(d->bus_id, (int)sizeof(d->bus_id), (int)id) != cudaSuccess) {
+      (void)cudaGetLastError();
+      d->bus_id[0] = '\0';
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+constexpr SeqOps kDeviceOps = MakeOps<DeviceProduct>(MATHOLAAIJCUSPARSE, RankDeviceInfo);
 
 #endif  // HOLA_PETSC_SCALAR_SUPPORTED
 
