@@ -6,14 +6,18 @@ Module (python3 standard library only):
                         summed over the stages), the total time, version, process count, options
   parse_reasons(text)   the -ksp_converged_reason / -snes_converged_reason lines of a run
   run_metrics(stdout, log_view, wall_s)  what the benchmark compares of one run
+  scaling_metrics(stdout, log_view, wall_s, ranks)  the same for the scaling stage (setup,
+                        scatter and halo bytes as well)
 
 Command line:
   petsc_logview.py events FILE [--event NAME ...]     the parsed table as JSON
   petsc_logview.py run --stdout OUT --log-view FILE [--wall S]   one run's metrics as JSON
   petsc_logview.py tutorials --cases CASES.tsv --runs RUNS.tsv --json OUT.json --txt OUT.txt
                    [--meta KEY=VALUE ...]
-The last one is the summary of scripts/device-petsc-tutorials.sh; it exits with 1 when a run
-failed or the two matrix types' iteration counts differ.
+  petsc_logview.py scaling (the same arguments)
+The last two are the summaries of scripts/device-petsc-tutorials.sh and
+scripts/device-petsc-scaling.sh (summarize_tutorials, summarize_scaling); they exit with 1 when
+a run failed or the two matrix types' iteration counts differ.
 """
 
 import argparse
@@ -305,18 +309,85 @@ def _iteration_signature(m):
     return {"linear": m["linear_iterations"], "nonlinear": m["nonlinear_iterations"]}
 
 
+def _types(types, runs):
+    """(Hola's type, the baseline): as given, else from the runs (the first hola* type first)."""
+    if types:
+        return tuple(types)
+    found = []
+    for r in runs:
+        if r["type"] not in found:
+            found.append(r["type"])
+    hola = next((t for t in found if t.startswith("hola")), found[0] if found else None)
+    return hola, next((t for t in found if t != hola), None)
+
+
+def _load_run(r, metrics):
+    """One line of runs.tsv with its metrics: metrics(stdout, log_view_text, wall_s) for a solver
+    run (rc -1 without a -log_view summary, -2 without a converged-reason line), or None for a
+    per-call run (its "result:" line)."""
+    rc = int(r["rc"])
+    wall = None
+    if r["start"] and r["end"]:
+        wall = round(float(r["end"]) - float(r["start"]), 4)
+    stdout = _read(r["stdout"])
+    if metrics is None:
+        m = _result_line(stdout) or {}
+        m["wall_s"] = wall
+    else:
+        m = metrics(stdout, _read(r["log_view"]), wall)
+        if rc == 0 and m["petsc_total_s"] is None:
+            rc = -1  # no -log_view summary: the run did not finish properly
+        if rc == 0 and not (m["linear_iterations"] or m.get("nonlinear_iterations")):
+            rc = -2  # no converged-reason line
+    m.update({"repeat": int(r["repeat"]), "rc": rc, "stdout": r["stdout"]})
+    # The scripts write the command as the first line of the output.
+    m["command"] = (stdout or "").split("\n", 1)[0]
+    if metrics is not None:
+        m["log_view"] = r["log_view"]
+    return m
+
+
+def _compare_iterations(name, entry, types, out):
+    """Sets entry's same_iterations and iterations; False when the runs' counts differ beyond
+    ITERATION_TOLERANCE (a failure) or no run finished."""
+    hola, base = types
+    sigs = [_iteration_signature(m) for t in types for m in entry["runs"][t] if m["rc"] == 0]
+    same = all(s == sigs[0] for s in sigs)
+    entry["iterations"] = {t: [_iteration_signature(m) for m in entry["runs"][t]] for t in types}
+    entry["same_iterations"] = same
+    if not sigs:
+        return False
+    if same:
+        return True
+    # Another summation order may change a long Krylov run by a few iterations (GMRES on a hard
+    # Newton system): within ITERATION_TOLERANCE of the total linear iterations it is reported,
+    # with the solve time per iteration; beyond, a failure.
+    totals = [sum(s["linear"]) for s in sigs]
+    spread = (max(totals) - min(totals)) / max(max(totals), 1)
+    entry["iteration_spread"] = round(spread, 4)
+    if spread > ITERATION_TOLERANCE:
+        out["failures"].append(f"{name}: iteration counts differ")
+        return False
+    out["notes"].append(
+        f"{name}: linear iteration counts differ by {100 * spread:.2f} % "
+        "(summation order); compare the solve time per iteration"
+    )
+    per_it = {}
+    for t in types:
+        its = [sum(m["linear_iterations"]) for m in entry["runs"][t] if m["rc"] == 0]
+        solve = entry["median"].get(t, {}).get("solve_s")
+        if its and solve:
+            per_it[t] = solve / sorted(its)[len(its) // 2]
+    if len(per_it) == 2:
+        entry["ratio"]["solve_s_per_iteration"] = _ratio(per_it[hola], per_it[base])
+    return True
+
+
 def summarize_tutorials(cases, runs, meta, types=None, allow_missing=False):
     """tutorials.json's content from the case and run tables (see CASE_FIELDS, RUN_FIELDS).
     types: (Hola's type, the baseline), else taken from the runs. allow_missing: a case or type
     without runs (not started: time budget) is listed under "skipped", not as a failure."""
-    if not types:
-        types = []
-        for r in runs:
-            if r["type"] not in types:
-                types.append(r["type"])
-        hola = next((t for t in types if t.startswith("hola")), types[0] if types else None)
-        types = [hola, next((t for t in types if t != hola), None)]
-    hola, base = types
+    hola, base = _types(types, runs)
     out = dict(meta)
     out.update(
         {
@@ -344,28 +415,10 @@ def summarize_tutorials(cases, runs, meta, types=None, allow_missing=False):
         for t in (hola, base):
             entry["runs"][t] = []
             for r in sorted((r for r in mine if r["type"] == t), key=lambda r: int(r["repeat"])):
-                rc = int(r["rc"])
-                wall = None
-                if r["start"] and r["end"]:
-                    wall = round(float(r["end"]) - float(r["start"]), 4)
-                stdout = _read(r["stdout"])
-                if case["kind"] == "per_call":
-                    m = _result_line(stdout) or {}
-                    m["wall_s"] = wall
-                else:
-                    m = run_metrics(stdout, _read(r["log_view"]), wall)
-                    if rc == 0 and m["petsc_total_s"] is None:
-                        rc = -1  # no -log_view summary: the run did not finish properly
-                    if rc == 0 and not (m["linear_iterations"] or m["nonlinear_iterations"]):
-                        rc = -2  # no converged-reason line
-                m.update({"repeat": int(r["repeat"]), "rc": rc, "stdout": r["stdout"]})
-                # The scripts write the command as the first line of the output.
-                m["command"] = (stdout or "").split("\n", 1)[0]
-                if case["kind"] != "per_call":
-                    m["log_view"] = r["log_view"]
-                if rc != 0:
+                m = _load_run(r, None if case["kind"] == "per_call" else run_metrics)
+                if m["rc"] != 0:
                     ok = False
-                    out["failures"].append(f"{name} {t} repeat {r['repeat']}: exit {rc}")
+                    out["failures"].append(f"{name} {t} repeat {r['repeat']}: exit {m['rc']}")
                 entry["runs"][t].append(m)
             metrics = PER_CALL_METRICS if case["kind"] == "per_call" else TUTORIAL_METRICS
             good = [m for m in entry["runs"][t] if m["rc"] == 0]
@@ -386,47 +439,8 @@ def summarize_tutorials(cases, runs, meta, types=None, allow_missing=False):
                 k: _ratio(mh["setup_s"].get(k), mb.get("setup_s", {}).get(k))
                 for k in mh["setup_s"]
             }
-        if case["kind"] != "per_call":
-            sigs = [
-                _iteration_signature(m)
-                for t in (hola, base)
-                for m in entry["runs"][t]
-                if m["rc"] == 0
-            ]
-            same = all(s == sigs[0] for s in sigs)
-            entry["iterations"] = {
-                t: [_iteration_signature(m) for m in entry["runs"][t]] for t in (hola, base)
-            }
-            entry["same_iterations"] = same
-            if not same:
-                # Another summation order may change a long Krylov run by a few iterations
-                # (GMRES on a hard Newton system): within ITERATION_TOLERANCE of the total linear
-                # iterations it is reported, with the solve time per iteration; beyond, a failure.
-                totals = [sum(s["linear"]) for s in sigs]
-                spread = (max(totals) - min(totals)) / max(max(totals), 1)
-                entry["iteration_spread"] = round(spread, 4)
-                if spread <= ITERATION_TOLERANCE:
-                    out["notes"].append(
-                        f"{name}: linear iteration counts differ by {100 * spread:.2f} % "
-                        "(summation order); compare the solve time per iteration"
-                    )
-                    per_it = {}
-                    for t in (hola, base):
-                        its = [
-                            sum(m["linear_iterations"]) for m in entry["runs"][t] if m["rc"] == 0
-                        ]
-                        solve = entry["median"].get(t, {}).get("solve_s")
-                        if its and solve:
-                            per_it[t] = solve / sorted(its)[len(its) // 2]
-                    if len(per_it) == 2:
-                        entry["ratio"]["solve_s_per_iteration"] = _ratio(
-                            per_it[hola], per_it[base]
-                        )
-                else:
-                    ok = False
-                    out["failures"].append(f"{name}: iteration counts differ")
-            elif not sigs:
-                ok = False
+        if case["kind"] != "per_call" and not _compare_iterations(name, entry, (hola, base), out):
+            ok = False
         entry["ok"] = ok
         if case["kind"] == "per_call":
             out["per_call"][name] = entry
@@ -616,6 +630,484 @@ def format_tutorials(out):
     return "\n".join(lines) + "\n"
 
 
+# ---------------------------------------------------------------------------------------------
+# Strong and weak scaling of ex45 (scripts/device-petsc-scaling.sh).
+
+# cases.tsv of the scaling stage: the tutorial columns, then the series (strong, weak, shared),
+# the preconditioner and the grid ("NX NY NZ").
+SCALING_CASE_FIELDS = CASE_FIELDS + ("series", "solver", "grid")
+# Per-run numbers whose medians are kept (all lower is better but iterations and counts).
+SCALING_METRICS = (
+    "wall_s",
+    "petsc_total_s",
+    "outside_solve_s",
+    "solve_s",
+    "solve_s_per_iteration",
+    "iterations",
+    "matmult_count",
+    "matmult_s",
+    "setup_s",
+    "hola_setup_s",
+    "scatter_s",
+    "scatter_count",
+    "halo_bytes_per_matmult_per_rank",
+    "gpus_used",
+)
+SCALING_TARGETS = {"kspsolve_ratio_max": 0.90, "weak_efficiency_min": 0.85}
+
+
+def _event_time_sum(events, names):
+    """Sum of the events' times: None when none of them is there or one's time is unknown (n/a)."""
+    present = [events[n] for n in names if n in events]
+    if not present or any(e["time_s"] is None for e in present):
+        return None
+    return sum(e["time_s"] for e in present)
+
+
+# -mat_hola_view's line per rank of an MPI matrix on the GPU type: rank, node, the GPU's PCI id.
+_RANK_GPU = re.compile(
+    r"^\[(\d+)\] Hola \([^)]*\): node (\S+), node-local rank \d+ of \d+: GPU -?\d+ \(PCI ([^)]*)\)"
+)
+
+
+def ranks_on_gpus(text):
+    """{rank: "node PCI-id"} from the -mat_hola_view lines of a run's output (the first matrix's
+    lines for each rank); empty without them."""
+    out = {}
+    for line in (text or "").splitlines():
+        m = _RANK_GPU.match(line)
+        if m and int(m.group(1)) not in out:
+            out[int(m.group(1))] = f"{m.group(2)} {m.group(3)}"
+    return out
+
+
+def scaling_metrics(stdout_text, log_view_text, wall_s=None, ranks=1):
+    """One scaling run: iterations, KSPSolve time (max over the ranks), the rest of PETSc's
+    time, MatMult count and time, setup (KSPSetUp + PCSetUp: PETSc logs them one after the
+    other, not nested), HolaSetup (inside the first product, so inside PCSetUp or KSPSolve: not
+    added), VecScatterBegin + VecScatterEnd, and the bytes MatMult sent per call and rank (its
+    message count times average length, each to PETSc's two printed digits; messages nest, so
+    the halo exchange is counted there; approximate).
+    Times PETSc prints as n/a (GPU work without -log_view_gpu_time) stay None."""
+    m = run_metrics(stdout_text, log_view_text, wall_s)
+    log = parse_log_view(log_view_text) if log_view_text else {"events": {}, "stages": {}}
+    events = log["events"]
+    its = sum(m["linear_iterations"]) if m["linear_iterations"] else None
+    solve, total = m["solve_s"], m["petsc_total_s"]
+    out = {
+        k: m[k]
+        for k in (
+            "wall_s",
+            "petsc_total_s",
+            "processes",
+            "petsc_version",
+            "solve_s",
+            "linear_iterations",
+            "nonlinear_iterations",
+            "reasons",
+            "converged",
+            "reported_norm",
+            "matmult_count",
+            "matmult_s",
+        )
+    }
+    out["iterations"] = its
+    out["solve_s_per_iteration"] = solve / its if solve is not None and its else None
+    out["outside_solve_s"] = total - solve if total is not None and solve is not None else None
+    out["setup_s"] = _event_time_sum(events, ("KSPSetUp", "PCSetUp"))
+    out["setup_events_s"] = {
+        n: events[n]["time_s"] for n in ("KSPSetUp", "PCSetUp", "HolaSetup") if n in events
+    }
+    out["hola_setup_s"] = events["HolaSetup"]["time_s"] if "HolaSetup" in events else None
+    out["scatter_s"] = _event_time_sum(events, ("VecScatterBegin", "VecScatterEnd"))
+    out["scatter_count"] = events.get("VecScatterBegin", {}).get("count", 0)
+    messages = nbytes = 0.0
+    for stage in log["stages"].values():
+        e = stage.get("MatMult")
+        if e and e.get("messages"):
+            messages += e["messages"]
+            nbytes += e["messages"] * (e.get("message_length") or 0.0)
+    out["matmult_messages"] = messages
+    out["matmult_message_bytes"] = nbytes
+    count = m["matmult_count"]
+    # Approximate: PETSc prints two digits, and the first call's setup messages are included.
+    out["halo_bytes_per_matmult_per_rank"] = nbytes / count / ranks if count else None
+    # Distinct GPUs the ranks ran on, where Hola's view printed them (None: not printed).
+    layout = ranks_on_gpus(stdout_text)
+    out["gpus_used"] = len(set(layout.values())) if layout else None
+    return out
+
+
+def _scaling_efficiency(out):
+    """Per series (strong, weak) and solver: the GPU counts and, per type, the KSPSolve medians,
+    speedup and parallel efficiency against the same series' one-GPU case (strong: T1 / (G TG),
+    weak: T1 / TG), also on the time per iteration (weak ex45 needs more iterations as z grows)."""
+    types = (out["types"]["hola"], out["types"]["baseline"])
+    result = {}
+    for series in ("strong", "weak"):
+        solvers = sorted({c["solver"] for c in out["cases"].values() if c["series"] == series})
+        for solver in solvers:
+            cases = sorted(
+                (
+                    (c["gpus"], name)
+                    for name, c in out["cases"].items()
+                    if c["series"] == series and c["solver"] == solver
+                ),
+            )
+            d = {"gpus": [g for g, _ in cases], "cases": [n for _, n in cases]}
+            for key in (
+                "solve_s",
+                "iterations",
+                "speedup",
+                "efficiency",
+                "efficiency_per_iteration",
+            ):
+                d[key] = {t: [] for t in types}
+            d["solve_ratio"] = [out["cases"][n]["ratio"].get("solve_s") for _, n in cases]
+            one = next((n for g, n in cases if g == 1), None)
+            for t in types:
+                m1 = out["cases"][one]["median"].get(t, {}) if one else {}
+                t1, it1 = m1.get("solve_s"), m1.get("solve_s_per_iteration")
+                for g, n in cases:
+                    m = out["cases"][n]["median"].get(t, {})
+                    tg, itg = m.get("solve_s"), m.get("solve_s_per_iteration")
+                    scale = g if series == "strong" else 1
+                    eff = round(t1 / (scale * tg), 4) if t1 and tg else None
+                    eff_it = round(it1 / (scale * itg), 4) if it1 and itg else None
+                    d["solve_s"][t].append(tg)
+                    d["iterations"][t].append(m.get("iterations"))
+                    d["speedup"][t].append(round(t1 / tg, 4) if t1 and tg else None)
+                    d["efficiency"][t].append(eff)
+                    d["efficiency_per_iteration"][t].append(eff_it)
+                    out["cases"][n].setdefault("efficiency", {})[t] = eff
+                    out["cases"][n].setdefault("efficiency_per_iteration", {})[t] = eff_it
+            result.setdefault(series, {})[solver] = d
+            its = [i for i in d["iterations"][types[0]] if i]
+            if series == "weak" and len(its) > 1 and its[-1] > 1.1 * its[0]:
+                out["notes"].append(
+                    f"weak {solver}: iterations grow from {its[0]:.0f} to {its[-1]:.0f} with the"
+                    " GPUs:"
+                    " ex45's domain stays the unit cube, so a longer z is a finer grid; the"
+                    " efficiency per iteration is the one that measures the products"
+                )
+    return result
+
+
+def _shared_gpu(out):
+    """Ranks sharing one GPU, per solver: KSPSolve against the strong one-rank case."""
+    types = (out["types"]["hola"], out["types"]["baseline"])
+    result = {}
+    for solver in sorted({c["solver"] for c in out["cases"].values() if c["series"] == "shared"}):
+        cases = sorted(
+            (c["ranks"], name)
+            for name, c in out["cases"].items()
+            if c["series"] == "shared" and c["solver"] == solver
+        )
+        one = next(
+            (
+                n
+                for n, c in out["cases"].items()
+                if c["series"] == "strong" and c["solver"] == solver and c["gpus"] == 1
+            ),
+            None,
+        )
+        if one:
+            cases = [(1, one)] + cases
+        d = {"ranks": [r for r, _ in cases], "cases": [n for _, n in cases]}
+        d["solve_s"] = {t: [] for t in types}
+        d["speedup_vs_one_rank"] = {t: [] for t in types}
+        d["solve_ratio"] = [out["cases"][n]["ratio"].get("solve_s") for _, n in cases]
+        for t in types:
+            t1 = out["cases"][one]["median"].get(t, {}).get("solve_s") if one else None
+            for _, n in cases:
+                tr = out["cases"][n]["median"].get(t, {}).get("solve_s")
+                d["solve_s"][t].append(tr)
+                d["speedup_vs_one_rank"][t].append(round(t1 / tr, 4) if t1 and tr else None)
+        result[solver] = d
+    return result
+
+
+def _scaling_targets(out):
+    hola, base = out["types"]["hola"], out["types"]["baseline"]
+    limit = SCALING_TARGETS["kspsolve_ratio_max"]
+    ratios = {
+        n: c["ratio"].get("solve_s")
+        for n, c in out["cases"].items()
+        if c["series"] in ("strong", "weak")
+    }
+    above = sorted(n for n, r in ratios.items() if r is None or r > limit)
+    t = [
+        {
+            "target": f"KSPSolve {hola} / {base} at every G (strong and weak)",
+            "max": limit,
+            "ratios": ratios,
+            "met": bool(ratios) and not above,
+            "not_met_in": above,
+        }
+    ]
+    floor = SCALING_TARGETS["weak_efficiency_min"]
+    for solver, d in sorted(out["scaling"].get("weak", {}).items()):
+        if not d["gpus"] or max(d["gpus"]) < 2:
+            continue
+        i = d["gpus"].index(max(d["gpus"]))
+        eh, eb = d["efficiency"][hola][i], d["efficiency"][base][i]
+        t.append(
+            {
+                "target": f"weak {solver}: efficiency at G={d['gpus'][i]} >= {base}'s and"
+                f" >= {floor}",
+                "min": floor,
+                "gpus": d["gpus"][i],
+                "efficiency": {hola: eh, base: eb},
+                "efficiency_per_iteration": {
+                    hola: d["efficiency_per_iteration"][hola][i],
+                    base: d["efficiency_per_iteration"][base][i],
+                },
+                "met": eh is not None and eb is not None and eh >= eb and eh >= floor,
+            }
+        )
+    differ = sorted(n for n, c in out["cases"].items() if c.get("same_iterations") is False)
+    unknown = sorted(n for n, c in out["cases"].items() if c.get("same_iterations") is None)
+    t.append(
+        {
+            "target": "same iterations with both types (every case)",
+            "met": bool(out["cases"]) and not differ and not unknown,
+            "not_met_in": differ,
+            "not_compared": unknown,
+        }
+    )
+    return t
+
+
+def summarize_scaling(cases, runs, meta, types=None, allow_missing=False):
+    """scaling.json's content from the case table (SCALING_CASE_FIELDS) and the run table
+    (RUN_FIELDS): per case every run and the medians over the repeats, ratios Hola / baseline,
+    same iterations or not; per series and solver the parallel efficiency; ranks sharing a GPU;
+    the targets (reported, not enforced). allow_missing as in summarize_tutorials."""
+    hola, base = _types(types, runs)
+    out = dict(meta)
+    out.update(
+        {
+            "types": {"hola": hola, "baseline": base},
+            "cases": {},
+            "failures": [],
+            "notes": [],
+            "skipped": [],
+        }
+    )
+    for case in cases:
+        name = case["case"]
+        mine = [r for r in runs if r["case"] == name]
+        ranks = int(case["ranks"] or 1)
+        entry = {
+            "series": case["series"],
+            "solver": case["solver"],
+            "grid": [int(x) for x in case["grid"].split()],
+            "ranks": ranks,
+            "gpus": int(case["gpus"] or 1),
+            "description": case["description"],
+            "command": case["command"],
+            "runs": {},
+            "median": {},
+        }
+        ok = bool(mine)
+
+        def metrics(stdout, view, wall):
+            return scaling_metrics(stdout, view, wall, ranks)
+
+        for t in (hola, base):
+            entry["runs"][t] = []
+            for r in sorted((r for r in mine if r["type"] == t), key=lambda r: int(r["repeat"])):
+                m = _load_run(r, metrics)
+                if m["rc"] != 0:
+                    ok = False
+                    out["failures"].append(f"{name} {t} repeat {r['repeat']}: exit {m['rc']}")
+                entry["runs"][t].append(m)
+            good = [m for m in entry["runs"][t] if m["rc"] == 0]
+            entry["median"][t] = {k: _median([m.get(k) for m in good]) for k in SCALING_METRICS}
+            if not entry["runs"][t]:
+                ok = False
+                (out["skipped"] if allow_missing else out["failures"]).append(
+                    f"{name} {t}: no runs"
+                )
+        mh, mb = entry["median"][hola], entry["median"][base]
+        entry["ratio"] = {
+            k: _ratio(mh.get(k), mb.get(k))
+            for k in SCALING_METRICS
+            if k not in ("iterations", "matmult_count", "scatter_count", "gpus_used")
+        }
+        used = [
+            m["gpus_used"] for t in (hola, base) for m in entry["runs"][t] if m.get("gpus_used")
+        ]
+        if used and min(used) < entry["gpus"]:
+            out["notes"].append(
+                f"{name}: the ranks ran on {min(used)} distinct GPU(s), not {entry['gpus']}"
+                " (-mat_hola_view): a wrong rank-to-GPU mapping"
+            )
+        if not _compare_iterations(name, entry, (hola, base), out):
+            ok = False
+        if not all(any(m["rc"] == 0 for m in entry["runs"][t]) for t in (hola, base)):
+            entry["same_iterations"] = None  # not compared: a type has no finished run
+        entry["ok"] = ok
+        out["cases"][name] = entry
+    out["scaling"] = _scaling_efficiency(out)
+    out["shared"] = _shared_gpu(out)
+    out["targets"] = _scaling_targets(out)
+    out["ok"] = not out["failures"]
+    return out
+
+
+def _pct(v):
+    return "-" if v is None else f"{100 * v:.0f} %"
+
+
+def format_scaling(out):
+    """The readable tables of scaling.json."""
+    hola, base = out["types"]["hola"], out["types"]["baseline"]
+    lines = [
+        f"PETSc ex45 scaling: {hola} / {base}, median of {out.get('repeats', '?')} runs each"
+        f" (commit {str(out.get('commit', '?'))[:12]}, {out.get('device', '?')},"
+        f" {out.get('gpus_present', '?')} GPU(s) present, PETSc {out.get('petsc', '?')})",
+        f"MPI: {out.get('mpi', '?')}, CUDA support {out.get('mpi_cuda_support', '?')};"
+        f" -use_gpu_aware_mpi {out.get('gpu_aware_mpi', '?')}"
+        f" ({out.get('gpu_aware_mpi_from', '?')})",
+        "KSPSolve: max over the ranks, s; ratio = hola / baseline; efficiency on KSPSolve"
+        " (strong: T1 / (G TG), weak: T1 / TG), per iteration in brackets",
+        "",
+    ]
+    header = [
+        "case",
+        "G",
+        "ranks",
+        "grid",
+        "iterations",
+        "KSPSolve hola",
+        "base",
+        "ratio",
+        "eff hola",
+        "eff base",
+        "wall hola",
+        "base",
+        "ratio",
+        "ok",
+    ]
+    rows = []
+    for name, c in out["cases"].items():
+        mh, mb, r = c["median"][hola], c["median"][base], c["ratio"]
+        its = mh.get("iterations") if mh.get("iterations") is not None else mb.get("iterations")
+        eff, eff_it = c.get("efficiency", {}), c.get("efficiency_per_iteration", {})
+        rows.append(
+            [
+                name,
+                c["gpus"],
+                c["ranks"],
+                "x".join(str(g) for g in c["grid"]),
+                ("-" if its is None else f"{its:.0f}")
+                + {True: "", False: " DIFFER", None: " ?"}[c.get("same_iterations")],
+                _fmt(mh.get("solve_s")),
+                _fmt(mb.get("solve_s")),
+                _fmt(r.get("solve_s")),
+                f"{_pct(eff.get(hola))} ({_pct(eff_it.get(hola))})" if eff else "",
+                f"{_pct(eff.get(base))} ({_pct(eff_it.get(base))})" if eff else "",
+                _fmt(mh.get("wall_s")),
+                _fmt(mb.get("wall_s")),
+                _fmt(r.get("wall_s")),
+                "yes" if c["ok"] else "NO",
+            ]
+        )
+    lines += _table(header, rows)
+    lines += [
+        "",
+        "products, setup and communication (medians, hola / base; '-': PETSc prints n/a for"
+        " events with GPU work without -log_view_gpu_time); setup = KSPSetUp + PCSetUp;"
+        " outside = PETSc total - KSPSolve; halo = bytes MatMult sends per call and rank; GPUs"
+        " used: distinct PCI ids in -mat_hola_view's rank lines:",
+    ]
+    rows = []
+    for name, c in out["cases"].items():
+        mh, mb = c["median"][hola], c["median"][base]
+
+        def pair(key, mh=mh, mb=mb):
+            return f"{_fmt(mh.get(key))} / {_fmt(mb.get(key))}"
+
+        halo = mh.get("halo_bytes_per_matmult_per_rank")
+        rows.append(
+            [
+                name,
+                _fmt(mh.get("matmult_count")),
+                pair("matmult_s"),
+                pair("setup_s"),
+                _fmt(mh.get("hola_setup_s")),
+                pair("scatter_s"),
+                _fmt(mh.get("scatter_count")),
+                "-" if halo is None else f"{halo / 1024:.1f} KiB",
+                _fmt(mh.get("gpus_used")),
+                pair("outside_solve_s"),
+            ]
+        )
+    lines += _table(
+        [
+            "case",
+            "MatMults",
+            "MatMult s",
+            "setup s",
+            "HolaSetup s",
+            "scatter s",
+            "scatters",
+            "halo",
+            "GPUs used",
+            "outside s",
+        ],
+        rows,
+    )
+    if out.get("shared"):
+        lines += ["", "ranks sharing one GPU (KSPSolve s; speedup against one rank):"]
+        rows = []
+        for solver, d in out["shared"].items():
+            for i, ranks in enumerate(d["ranks"]):
+                rows.append(
+                    [
+                        solver,
+                        ranks,
+                        d["cases"][i],
+                        _fmt(d["solve_s"][hola][i]),
+                        _fmt(d["solve_s"][base][i]),
+                        _fmt(d["solve_ratio"][i]),
+                        _fmt(d["speedup_vs_one_rank"][hola][i]),
+                        _fmt(d["speedup_vs_one_rank"][base][i]),
+                    ]
+                )
+        lines += _table(
+            ["solver", "ranks", "case", "hola", "base", "ratio", "speedup hola", "speedup base"],
+            rows,
+        )
+    lines += ["", "targets (reported, not enforced):"]
+    for t in out["targets"]:
+        met = "met" if t["met"] else "NOT met"
+        if "ratios" in t:
+            detail = "not met in " + ", ".join(t["not_met_in"]) if t["not_met_in"] else "all"
+            lines.append(f"  {t['target']} <= {t['max']}: {met} ({detail})")
+        elif "efficiency" in t:
+            e, ei = t["efficiency"], t["efficiency_per_iteration"]
+            lines.append(
+                f"  {t['target']}: {met} ({hola} {_pct(e[hola])}, {base} {_pct(e[base])};"
+                f" per iteration {_pct(ei[hola])}, {_pct(ei[base])})"
+            )
+        else:
+            detail = [", ".join(t["not_met_in"]) + " differ"] if t["not_met_in"] else []
+            if t.get("not_compared"):
+                detail.append(
+                    ", ".join(t["not_compared"]) + " not compared (a type has no finished run)"
+                )
+            lines.append(f"  {t['target']}: {met} ({'; '.join(detail) or 'all'})")
+    if out.get("notes"):
+        lines += ["", "NOTES:"] + ["  " + n for n in out["notes"]]
+    if out["failures"]:
+        lines += ["", "FAILURES:"] + ["  " + f for f in out["failures"]]
+    if out["skipped"]:
+        lines += ["", "NOT RUN (time budget):"] + ["  " + f for f in out["skipped"]]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -626,16 +1118,24 @@ def main(argv=None):
     p.add_argument("--stdout", required=True, help="the program's output")
     p.add_argument("--log-view", help="its -log_view file (when not in the output)")
     p.add_argument("--wall", type=float, help="wall time of the process in seconds")
-    p = sub.add_parser("tutorials", help="summary of scripts/device-petsc-tutorials.sh")
-    p.add_argument("--cases", required=True, help="TSV: " + " ".join(CASE_FIELDS))
-    p.add_argument("--runs", required=True, help="TSV: " + " ".join(RUN_FIELDS))
-    p.add_argument("--json", required=True)
-    p.add_argument("--txt", required=True)
-    p.add_argument("--meta", action="append", default=[], help="KEY=VALUE recorded as is")
-    p.add_argument("--types", nargs=2, metavar=("HOLA", "BASELINE"), help="default: from the runs")
-    p.add_argument(
-        "--allow-missing", action="store_true", help="cases without runs are skipped, not failed"
-    )
+    for name, fields, script in (
+        ("tutorials", CASE_FIELDS, "device-petsc-tutorials.sh"),
+        ("scaling", SCALING_CASE_FIELDS, "device-petsc-scaling.sh"),
+    ):
+        p = sub.add_parser(name, help=f"summary of scripts/{script}")
+        p.add_argument("--cases", required=True, help="TSV: " + " ".join(fields))
+        p.add_argument("--runs", required=True, help="TSV: " + " ".join(RUN_FIELDS))
+        p.add_argument("--json", required=True)
+        p.add_argument("--txt", required=True)
+        p.add_argument("--meta", action="append", default=[], help="KEY=VALUE recorded as is")
+        p.add_argument(
+            "--types", nargs=2, metavar=("HOLA", "BASELINE"), help="default: from the runs"
+        )
+        p.add_argument(
+            "--allow-missing",
+            action="store_true",
+            help="cases without runs are skipped, not failed",
+        )
     args = ap.parse_args(argv)
 
     if args.command == "events":
@@ -656,8 +1156,13 @@ def main(argv=None):
     for kv in args.meta:
         key, _, value = kv.partition("=")
         meta[key] = int(value) if value.isdigit() else value
-    out = summarize_tutorials(
-        _read_tsv(args.cases, CASE_FIELDS),
+    summarize, fields, fmt = (
+        (summarize_scaling, SCALING_CASE_FIELDS, format_scaling)
+        if args.command == "scaling"
+        else (summarize_tutorials, CASE_FIELDS, format_tutorials)
+    )
+    out = summarize(
+        _read_tsv(args.cases, fields),
         _read_tsv(args.runs, RUN_FIELDS),
         meta,
         args.types,
@@ -665,7 +1170,7 @@ def main(argv=None):
     )
     with open(args.json, "w") as f:
         json.dump(out, f, indent=2)
-    text = format_tutorials(out)
+    text = fmt(out)
     with open(args.txt, "w") as f:
         f.write(text)
     sys.stdout.write(text)

@@ -18,6 +18,13 @@
 #             snes ex19; 1 and 2 ranks, 2 GPUs where present) and of single products
 #             (petsc_matmult_calls), holaaijcusparse via -dll_append against aijcusparse
 #             (tutorials.json, tutorials.txt); builds PETSc like the petsc stage if not done yet
+#   scaling   scripts/device-petsc-scaling.sh: strong (SCALING_STRONG_N^3, default 256^3) and weak
+#             (SCALING_WEAK_N^3 per GPU, default 200^3) scaling of ksp ex45, one MPI rank per GPU
+#             (SCALING_GPUS, default 1 2 4 8 up to the GPUs present), CG + Jacobi and CG + GAMG
+#             (SCALING_SOLVERS), 2 and 4 ranks sharing GPU 0 (SCALING_SHARED_RANKS),
+#             holaaijcusparse against aijcusparse, SCALING_REPEATS (3) each, within
+#             SCALING_BUDGET_S (540 s); -use_gpu_aware_mpi 1 only where the MPI is CUDA-aware
+#             (SCALING_GPU_AWARE overrides); scaling.json, scaling.txt, scaling.png (docs/scaling.md)
 #   hypre     scripts/device-hypre.sh: HYPRE 3.x with CUDA (from .carry/hypre-src.tar.xz), the
 #             HYPRE adapter's tests and hypre_krylov on device memory; run it alone, again while
 #             it reports INCOMPLETE (the builds resume in build-hypre/)
@@ -241,6 +248,14 @@ if want tutorials; then
   OUT="$LOGS" HOLA_PETSC_BUILD="$BUILD" bash scripts/device-petsc-tutorials.sh >> "$LOGS/tutorials.log" 2>&1
   stage_result tutorials $? "INCOMPLETE (TUTORIAL_BUDGET_S)"
   if [ -f "$LOGS/tutorials.txt" ]; then tee -a "$SUMMARY" < "$LOGS/tutorials.txt"; else tail -30 "$LOGS/tutorials.log" | tee -a "$SUMMARY"; fi
+fi
+
+if want scaling; then
+  # Exit 3: SCALING_BUDGET_S ran out before every run (the summary covers those that ran).
+  stage_start
+  OUT="$LOGS" HOLA_PETSC_BUILD="$BUILD" bash scripts/device-petsc-scaling.sh >> "$LOGS/scaling.log" 2>&1
+  stage_result scaling $? "INCOMPLETE (SCALING_BUDGET_S)"
+  if [ -f "$LOGS/scaling.txt" ]; then tee -a "$SUMMARY" < "$LOGS/scaling.txt"; else tail -30 "$LOGS/scaling.log" | tee -a "$SUMMARY"; fi
 fi
 
 if want tpetra; then
