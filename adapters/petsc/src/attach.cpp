@@ -276,8 +276,53 @@ PetscErrorCode GetCtx(Mat A, PetscBool create, Ctx** ctx) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GetAttachedCtx(Mat A, Ctx** ctx) {
+namespace {
+const SeqOps* registered_backend[2] = {nullptr, nullptr};  // host, device
+
+// Gives A the operations PETSc installs for its type (read off an empty matrix of that type) in
+// place of Hola's, for the operations Attach swaps.
+PetscErrorCode RestorePetscOperations(Mat A) {
+  Mat fresh;
+  MatType type;
+  const MatOperation ops[] = {
+      MATOP_MULT,      MATOP_MULT_ADD, MATOP_MULT_TRANSPOSE, MATOP_MULT_TRANSPOSE_ADD,
+      MATOP_DUPLICATE, MATOP_COPY,     MATOP_BIND_TO_CPU};
   PetscFunctionBegin;
+  PetscCall(MatGetType(A, &type));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &fresh));
+  PetscCall(MatSetSizes(fresh, 0, 0, 0, 0));
+  PetscCall(MatSetType(fresh, type));
+  for (MatOperation op : ops) {
+    HolaOpPtr f = nullptr;
+    PetscCall(MatGetOperation(fresh, op, &f));
+    PetscCall(MatSetOperation(A, op, f));
+  }
+  PetscCall(MatDestroy(&fresh));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+}  // namespace
+
+void RegisterBackend(const SeqOps& ops, bool device) { registered_backend[device ? 1 : 0] = &ops; }
+
+PetscErrorCode GetAttachedCtx(Mat A, Ctx** ctx) {
+  PetscBool device = PETSC_FALSE;
+  Settings settings;
+
+  PetscFunctionBegin;
+  PetscCall(GetCtx(A, PETSC_FALSE, ctx));
+  if (*ctx) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(
+      PetscObjectTypeCompareAny((PetscObject)A, &device, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
+  const SeqOps* backend = registered_backend[device ? 1 : 0];
+  PetscCheck(backend, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "Hola: the matrix has Hola's operations but not their context, and no Hola backend "
+             "is registered for its type");
+  PetscCall(PetscInfo(A,
+                      "Hola: the matrix carries Hola's operations without their context (a "
+                      "copy of another matrix's operation table); attaching them afresh\n"));
+  PetscCall(RestorePetscOperations(A));
+  PetscCall(ReadSettings(A, &settings));
+  PetscCall(Attach(A, settings, *backend));
   PetscCall(GetCtx(A, PETSC_FALSE, ctx));
   PetscCheck(*ctx, PETSC_COMM_SELF, PETSC_ERR_PLIB,
              "Hola: the matrix has Hola's operations but not their context");

@@ -138,9 +138,15 @@ constexpr SeqOps MakeOps(const char* name, RankDeviceFn rank_device = nullptr) {
 
 // The context composed with A (created when `create` and absent; else null when absent).
 PetscErrorCode GetCtx(Mat A, PetscBool create, Ctx** ctx);
-// The context of a matrix carrying Hola's operations; an error when it has none (PETSc copied
-// the operations without the composed objects), rather than a crash.
+// The context of a matrix carrying Hola's operations. When it has none (a PETSc routine copied
+// the operation table of a Hola matrix into another matrix without the composed objects, as
+// GAMG's graph setup does with PETSc 3.18), the matrix gets PETSc's own operations of its type
+// back and Hola's attached afresh (settings from the options database) — collective on A's
+// communicator, like the operations that call it; an error only when that is impossible.
 PetscErrorCode GetAttachedCtx(Mat A, Ctx** ctx);
+// The backend of matrices of PETSc's host types (holaaij) and of its CUDA types
+// (holaaijcusparse), for GetAttachedCtx's recovery; registered with the matrix types.
+void RegisterBackend(const SeqOps& ops, bool device);
 
 // Reads -mat_hola_kernel, -mat_hola_deterministic, -mat_hola_auto_race, -mat_hola_view with A's
 // prefix; an unknown kernel is an error.

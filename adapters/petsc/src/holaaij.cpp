@@ -92,6 +92,9 @@ PETSC_EXTERN PetscErrorCode HolaPetscRegister(void) {
   done = PETSC_TRUE;
   PetscCall(PetscLogEventRegister("HolaSetup", MAT_CLASSID, &hola_petsc::kSetupEvent));
   PetscCall(MatRegister(MATHOLAAIJ, hola_petsc::MatCreate_HolaAIJ));
+#if HOLA_PETSC_SCALAR_SUPPORTED
+  hola_petsc::RegisterBackend(hola_petsc::kHostOps, false);
+#endif
 #if HOLA_PETSC_HAVE_CUDA
   PetscCall(hola_petsc::RegisterCUSPARSE());
 #endif

@@ -232,6 +232,9 @@ PetscErrorCode MatCreate_HolaAIJCUSPARSE(Mat A) {
 PetscErrorCode RegisterCUSPARSE() {
   PetscFunctionBegin;
   PetscCall(MatRegister(MATHOLAAIJCUSPARSE, MatCreate_HolaAIJCUSPARSE));
+#if HOLA_PETSC_SCALAR_SUPPORTED
+  RegisterBackend(kDeviceOps, true);
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
