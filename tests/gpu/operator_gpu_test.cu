@@ -303,6 +303,7 @@ void check_empty_rows_left_out() {
       EXPECT_GT(op.compressed_rows(), 0) << m.name << ", " << k.name;
     }
   }
+  if (reduced()) return;  // compute-sanitizer runs: the small blocks above suffice
   const gen::Csr64 big = gen::ghost_block(256, 256, 64);
   check_kernel_on_matrix<DeviceMemory, V, I, O>(
       "ghost block 256x256x64", big, operator_factory<V, I, O>(OperatorOptions{}), KernelOptions{});
