@@ -214,6 +214,15 @@ BASE_INDEX = CANDIDATES.index(BASELINE)
 # matrices is below this loses to one above it, whatever their mean.
 SAFE_SPEEDUP = 0.9
 
+# Model selection (cross_validate): the grid of tree kinds, depths and leaf sizes; the repeats of
+# the cross-validation; the hmean difference below which two trees tie (the simpler one wins).
+TREE_KINDS = ("classifier", "weighted", "regressor")
+DEPTHS = (2, 3, 4, 5, 6, 8)
+MIN_LEAVES = (1, 2, 4, 8)
+MIN_GAPS = (0.0,)
+CV_REPEATS = 1
+TIE_TOLERANCE = 0.0
+
 # The race keeps cuSPARSE ALG1 unless another kernel measured this much faster
 # (plugin/src/operator.cpp, kVendorMargin): a switch must be worth more than the noise.
 VENDOR_MARGIN = 1.03
@@ -238,20 +247,21 @@ def leaf_picks(slowdown):
     return first, int(np.argmin(both.sum(axis=0)))
 
 
-def build_tree(model, X32, slowdown):
-    """Node tree of a fitted scikit-learn tree, leaves re-labelled by leaf_picks, then pruned."""
+def build_tree(model, X32, slowdown, max_depth=None):
+    """Node tree of a grown tree (cut at max_depth), leaves re-labelled by leaf_picks, then
+    pruned."""
     t = model.tree_
-    leaf_of = model.apply(X32)
+    leaf_of = model.apply(X32, max_depth)
 
-    def make(i):
-        if t.children_left[i] == -1:
+    def make(i, depth):
+        if t.children_left[i] == -1 or (max_depth is not None and depth >= max_depth):
             return Node(picks=leaf_picks(slowdown[leaf_of == i]))
-        left, right = make(t.children_left[i]), make(t.children_right[i])
+        left, right = make(t.children_left[i], depth + 1), make(t.children_right[i], depth + 1)
         if left.is_leaf() and right.is_leaf() and left.picks == right.picks:
             return Node(picks=left.picks)
         return Node(int(t.feature[i]), float(t.threshold[i]), left, right)
 
-    root = make(0)
+    root = make(0, 0)
     count = 0
 
     def number(node):
@@ -281,22 +291,152 @@ def predict(root, X32):
     return np.array([predict_one(root, x)[:2] for x in X32], dtype=np.int64).reshape(-1, 2)
 
 
-def fit(kind, depth, min_leaf, X32, slowdown, objective="alone"):
-    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+# The scale in which a split's gap is measured, per feature (FEATURES): "log" for sizes, lengths
+# and ratios (a relative difference), "log1p" for those that can be 0, "lin" for fractions in
+# [0, 1] (an absolute difference).
+GAP_SCALE = {
+    "rows": "log",
+    "cols": "log",
+    "nnz": "log",
+    "min_row": "log1p",
+    "max_row": "log1p",
+    "mean_row": "log",
+    "std_row": "log1p",
+    "gini": "lin",
+    "empty_fraction": "lin",
+    "max_over_mean": "log",
+    "cv_row": "log1p",
+    "cols_over_rows": "log",
+    "group_efficiency": "lin",
+    "row_near": "lin",
+    "neighbor_near": "lin",
+    "neighbor_mid": "lin",
+}
+_TO_GAP = {"log": lambda x: np.log(np.maximum(x, 1e-300)), "log1p": np.log1p, "lin": lambda x: x}
+_FROM_GAP = {"log": np.exp, "log1p": np.expm1, "lin": lambda z: z}
 
+
+class GrownTree:
+    """A CART tree grown to max_depth (scikit-learn's split rule: x <= threshold goes left; the
+    impurity decrease of a weighted Gini index or of the summed squared error of every output;
+    min_samples_leaf matrices on each side), with one addition, the margin: a split must fall
+    in a gap of the node's training matrices at least min_gap wide in the feature's GAP_SCALE
+    (so log(b / a) >= min_gap for a mean row length: 6.94 against 7.00 is no gap at 0.05), and
+    its threshold is the middle of the gap in that scale. Of splits whose decrease ties, the
+    widest gap wins. With min_gap = 0 it is scikit-learn's tree up to the choice among tied
+    splits. Mimics the attributes build_tree reads (tree_.children_left ..., apply)."""
+
+    def __init__(self, classifier, max_depth, min_leaf, min_gap):
+        self.classifier, self.max_depth = classifier, max_depth
+        self.min_leaf, self.min_gap = max(1, min_leaf), min_gap
+        self.tree_ = self
+
+    def fit(self, X32, target, weight=None):
+        X = X32.astype(np.float64)
+        Z = np.column_stack([_TO_GAP[GAP_SCALE[f]](X[:, j]) for j, f in enumerate(FEATURES)])
+        if self.classifier:
+            k = int(target.max()) + 1
+            w = np.ones(len(X)) if weight is None else np.asarray(weight, dtype=np.float64)
+            Y = np.zeros((len(X), k))
+            Y[np.arange(len(X)), target] = w
+        else:
+            Y = np.asarray(target, dtype=np.float64)
+        self.feature, self.threshold, self.children_left, self.children_right = [], [], [], []
+        self._grow(X, Z, Y, np.arange(len(X)), 0)
+        for name in ("feature", "threshold", "children_left", "children_right"):
+            setattr(self, name, np.array(getattr(self, name)))
+        return self
+
+    def _impurity(self, S1, S2, count):
+        """Impurity of the sums over a set of matrices (rows of sums: candidate sets)."""
+        if self.classifier:  # weighted Gini x total weight: W - sum_k w_k^2 / W
+            total = S1.sum(axis=-1)
+            return total - (S1 * S1).sum(axis=-1) / np.maximum(total, 1e-300)
+        return (S2 - S1 * S1 / np.maximum(count, 1)[..., None]).sum(axis=-1)
+
+    def _grow(self, X, Z, Y, idx, depth):
+        node = len(self.feature)
+        self.feature.append(-2)
+        self.threshold.append(-2.0)
+        self.children_left.append(-1)
+        self.children_right.append(-1)
+        split = self._split(X, Z, Y, idx) if depth < self.max_depth else None
+        if split is None:
+            return node
+        f, threshold, left, right = split
+        self.feature[node], self.threshold[node] = f, threshold
+        self.children_left[node] = self._grow(X, Z, Y, left, depth + 1)
+        self.children_right[node] = self._grow(X, Z, Y, right, depth + 1)
+        return node
+
+    def _split(self, X, Z, Y, idx):
+        m, lo = len(idx), self.min_leaf
+        if m < 2 * lo:
+            return None
+        y = Y[idx]
+        parent = float(self._impurity(y.sum(0), (y * y).sum(0), np.array(m)))
+        if parent <= 1e-12 * max(1.0, abs(y).sum()):
+            return None
+        order = np.argsort(X[idx], axis=0, kind="stable")  # m x features
+        pos = np.arange(lo, m - lo + 1)  # size of the left side
+        best = None  # (gain, gap, -feature) and the split
+        for f in range(X.shape[1]):
+            o = idx[order[:, f]]
+            v, z = X[o, f], Z[o, f]
+            gap = z[pos] - z[pos - 1]
+            ok = (v[pos - 1] < v[pos]) & (gap >= self.min_gap - 1e-12)
+            if not ok.any():
+                continue
+            yo = Y[o]
+            S1, S2 = np.cumsum(yo, 0), np.cumsum(yo * yo, 0)
+            L1, L2 = S1[pos - 1], S2[pos - 1]
+            children = self._impurity(L1, L2, pos) + self._impurity(
+                S1[-1] - L1, S2[-1] - L2, m - pos
+            )
+            gain = np.where(ok, parent - children, -np.inf)
+            top = gain.max()
+            if not top > 1e-12 * parent:
+                continue
+            # Ties (up to rounding): the widest gap.
+            tied = np.where(gain >= top - 1e-9 * parent)[0]
+            j = tied[np.argmax(gap[tied])]
+            key = (round(float(gain[j]) / parent, 9), float(gap[j]), -f)
+            if best is None or key > best[0]:
+                a, b = v[pos[j] - 1], v[pos[j]]
+                t = float(_FROM_GAP[GAP_SCALE[FEATURES[f]]](0.5 * (z[pos[j] - 1] + z[pos[j]])))
+                if not (a <= t < b):
+                    t = float(a + 0.5 * (b - a))
+                    t = t if a <= t < b else float(a)
+                best = (key, f, t, o[: pos[j]], o[pos[j] :])
+        return None if best is None else best[1:]
+
+    def apply(self, X32, max_depth=None):
+        """Node each row ends in (cut at max_depth)."""
+        out = np.zeros(len(X32), dtype=np.int64)
+        for r, x in enumerate(X32):
+            node, depth = 0, 0
+            while self.children_left[node] != -1 and (max_depth is None or depth < max_depth):
+                go_left = float(x[self.feature[node]]) <= self.threshold[node]
+                node = self.children_left[node] if go_left else self.children_right[node]
+                depth += 1
+            out[r] = node
+        return out
+
+
+def fit(kind, depth, min_leaf, X32, slowdown, objective="alone", min_gap=0.0):
     # "alone": what the tree's first pick costs by itself (auto's default, no setup race);
     # "race": what the race of the pair and cuSPARSE costs.
     cost = raced(slowdown) if objective == "race" else slowdown
     if kind in ("classifier", "weighted"):
-        model = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=min_leaf, random_state=0)
+        model = GrownTree(True, depth, min_leaf, min_gap)
         # "weighted": matrices where a wrong pick costs more (the mean race cost of the
         # candidates) weigh more in the splits.
         weight = cost.mean(axis=1) - 1.0 + 0.01 if kind == "weighted" else None
-        model.fit(X32, np.argmin(slowdown, axis=1), sample_weight=weight)
+        model.fit(X32, np.argmin(slowdown, axis=1), weight)
     else:
-        # Regression on every kernel's log race cost: the splits follow what each kernel costs,
+        # Regression on every kernel's log cost: the splits follow what each kernel costs,
         # not only which one wins.
-        model = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=min_leaf, random_state=0)
+        model = GrownTree(False, depth, min_leaf, min_gap)
         model.fit(X32, np.log(cost))
     return model
 
@@ -337,38 +477,77 @@ def sklearn_version():
         return "none"
 
 
-def cross_validate(X, times, nnz, folds, seed, grid, objective="alone"):
-    """Best (kind, depth, min_leaf) by k-fold CV (one sample per matrix), on auto's times."""
+def cross_validate(
+    X, times, nnz, folds, seed, grid, objective="alone", repeats=1, tie_tolerance=0.0
+):
+    """Best (kind, depth, min_leaf, min_gap) of `grid` by k-fold CV (one sample per matrix), on
+    auto's times, repeated with `repeats` fold assignments (seeds seed, seed + 1, ...); the
+    scores are the means over the repeats. Returns (best, every config's scores)."""
     X32 = X.astype(np.float32)
     slowdown = prepare(times)
-    order = np.random.default_rng(seed).permutation(len(X))
-    parts = np.array_split(order, min(folds, len(X)))
-    best_key, best = None, None
-    for kind, depth, min_leaf in grid:
-        pairs = np.zeros((len(X), 2), dtype=np.int64)
-        for part in parts:
-            train = np.setdiff1d(order, part)
-            if len(train) == 0:
-                continue
-            model = fit(kind, depth, min_leaf, X32[train], slowdown[train], objective)
-            root, _ = build_tree(model, X32[train], slowdown[train])
-            pairs[part] = predict(root, X32[part])
-        trial = objective == "race"
-        hmean, min_large, _, _ = metrics(auto_times(pairs, times, trial), times, nnz)
-        # Alone, a wrong pick on a large matrix is not caught by the race: first the worst case
-        # against cuSPARSE up to SAFE_SPEEDUP, then the best hmean, then the simplest tree.
-        safe = 1.0 if trial else round(min(min_large, SAFE_SPEEDUP), 2)
-        key = (safe, round(hmean, 4), -depth, min_leaf)
-        if best_key is None or key > best_key:
-            best_key = key
-            best = {
+    trial = objective == "race"
+    splits = []
+    for r in range(repeats):
+        order = np.random.default_rng(seed + r).permutation(len(X))
+        splits.append((order, np.array_split(order, min(folds, len(X)))))
+    # A tree cut at depth d is the tree grown to depth d (greedy growth): grow each (kind,
+    # min_leaf, min_gap) once per fold, to the deepest depth of the grid, and cut it.
+    results = {}  # config -> (hmeans, mins, leaves)
+    growths = sorted({(k, leaf, gap) for k, _, leaf, gap in grid})
+    for kind, min_leaf, min_gap in growths:
+        depths = sorted({d for k, d, leaf, gap in grid if (k, leaf, gap) == (kind, min_leaf, min_gap)})
+        for order, parts in splits:
+            pairs = {d: np.zeros((len(X), 2), dtype=np.int64) for d in depths}
+            leaves = {d: [] for d in depths}
+            for part in parts:
+                train = np.setdiff1d(order, part)
+                if len(train) == 0:
+                    continue
+                model = fit(
+                    kind, max(depths), min_leaf, X32[train], slowdown[train], objective, min_gap
+                )
+                for d in depths:
+                    root, n_leaves = build_tree(model, X32[train], slowdown[train], d)
+                    pairs[d][part] = predict(root, X32[part])
+                    leaves[d].append(n_leaves)
+            for d in depths:
+                hmean, min_large, _, _ = metrics(auto_times(pairs[d], times, trial), times, nnz)
+                entry = results.setdefault((kind, d, min_leaf, min_gap), ([], [], []))
+                entry[0].append(hmean)
+                entry[1].append(min_large)
+                entry[2].extend(leaves[d])
+    scores = []
+    for kind, depth, min_leaf, min_gap in grid:
+        hmeans, mins, leaves = results[(kind, depth, min_leaf, min_gap)]
+        scores.append(
+            {
                 "kind": kind,
                 "max_depth": depth,
                 "min_samples_leaf": min_leaf,
-                "cv_oracle_ratio_hmean": hmean,
-                "cv_min_speedup_vs_cusparse_large": min_large,
+                "min_gap": min_gap,
+                "cv_oracle_ratio_hmean": float(np.mean(hmeans)),
+                "cv_min_speedup_vs_cusparse_large": float(np.mean(mins)),
+                "cv_leaves": float(np.mean(leaves)),
             }
-    return best
+        )
+
+    # Alone, a wrong pick on a large matrix is not caught by the race: first the worst case
+    # against cuSPARSE up to SAFE_SPEEDUP; then every tree within tie_tolerance of the best
+    # mean ties (a difference the corpus times cannot resolve), and the simplest of them wins:
+    # fewest leaves, then the widest margin, the largest leaves, the shallowest.
+    def safe(c):
+        return 1.0 if trial else round(min(c["cv_min_speedup_vs_cusparse_large"], SAFE_SPEEDUP), 2)
+
+    top_safe = max(safe(c) for c in scores)
+    candidates = [c for c in scores if safe(c) == top_safe]
+    top = max(c["cv_oracle_ratio_hmean"] for c in candidates)
+    tied = [c for c in candidates if c["cv_oracle_ratio_hmean"] >= top - tie_tolerance - 1e-12]
+    best = min(
+        tied,
+        key=lambda c: (c["cv_leaves"], -c["min_gap"], -c["min_samples_leaf"], c["max_depth"]),
+    )
+    best = dict(best, cv_best_oracle_ratio_hmean=top, cv_tied=len(tied))
+    return best, scores
 
 
 def hand_rule(precision, op, m):
@@ -398,6 +577,134 @@ def rule_tree(precision, op):
         Node(picks=(other, other), leaf=2),
     )
     return root, 3
+
+
+# ---------------------------------------------------------------------------------------------
+# Family sweep: does the pick hold across the sizes of one generated family?
+
+# Feature entries (bench/selector/family_features.cpp, the host features of generator specs) of
+# the generated families at regular sizes, up to beyond the largest measured matrix.
+SWEEP_FEATURES = "bench/selector/data/family-sweep-features.jsonl"
+
+
+def spec_params(spec):
+    family, _, rest = spec.partition(":")
+    params = dict(kv.split("=", 1) for kv in rest.split(",") if "=" in kv)
+    return family, params
+
+
+def series_of(m):
+    """Name of the series (family and its size-free parameters) of a generated matrix entry,
+    or None for the real matrices. Within a series the matrices differ mainly in size."""
+    spec = m.get("spec", "")
+    if ":" not in spec or spec.startswith("/"):
+        return None
+    family, p = spec_params(spec)
+    if family == "banded":
+        per_row = int(p.get("per_row", 22))
+        band = next(b for b in ((3, 7), (8, 15), (16, 31), (32, 1 << 30)) if per_row <= b[1])
+        top = "+" if band[1] > 64 else f"-{band[1]}"
+        sigma = p.get("sigma", "10")
+        sigma = "uniform" if sigma in ("0", "uniform") else sigma
+        return f"banded sigma={sigma} per_row {band[0]}{top}"
+    if family == "random":
+        rows, cols = int(p.get("rows", 1)), int(p.get("cols", p.get("rows", 1)))
+        return "random " + ("wide" if cols > rows else "tall")
+    return family
+
+
+def read_sweep(path):
+    if not path or not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def family_sweep(root, names, times, dataset, sweep_entries):
+    """The tree's first pick along every generated family, measured matrices and the sweep's
+    sizes together in order of nnz. A flag: the pick changes between two consecutive sizes
+    where the measured best did not. An unmeasured size takes the best of the measured sizes
+    around it when they agree (beyond the largest measured one: the largest's), else none."""
+    points = {}
+    for i, n in enumerate(names):
+        key = series_of(dataset.matrices[n])
+        if key is None:
+            continue
+        best = int(np.argmin(times[i]))
+        points.setdefault(key, []).append(
+            {"matrix": n, "spec": dataset.matrices[n].get("spec", n), "m": dataset.matrices[n],
+             "best": CANDIDATES[best], "time": times[i]}
+        )
+    for m in sweep_entries:
+        key = series_of(m)
+        if key in points:  # sizes of families that were measured only
+            points[key].append({"matrix": m["spec"], "spec": m["spec"], "m": m, "best": None})
+    out = {}
+    for key in sorted(points):
+        pts = sorted(points[key], key=lambda q: (q["m"]["nnz"], q["m"]["rows"]))
+        x32 = np.array([tree_features(q["m"]) for q in pts], dtype=np.float64).astype(np.float32)
+        measured = [j for j, q in enumerate(pts) if q["best"] is not None]
+        rows = []
+        for j, (q, x) in enumerate(zip(pts, x32)):
+            first, _, leaf = predict_one(root, x)
+            below = [k for k in measured if k < j]
+            above = [k for k in measured if k > j]
+            inferred = q["best"]
+            if inferred is None:
+                lo = pts[below[-1]]["best"] if below else None
+                hi = pts[above[0]]["best"] if above else None
+                inferred = lo if hi is None else hi if lo is None else lo if lo == hi else None
+            row = {
+                "matrix": q["spec"],
+                "rows": int(q["m"]["rows"]),
+                "nnz": int(q["m"]["nnz"]),
+                "measured": q["best"] is not None,
+                "pick": CANDIDATES[first],
+                "leaf": leaf,
+                "best": inferred,
+            }
+            if q["best"] is not None:
+                t = q["time"]
+                row["pick_over_best"] = float(t[first] / t.min())
+            rows.append(row)
+        flags = []
+        for a, b in zip(rows, rows[1:]):
+            if a["pick"] != b["pick"] and a["best"] is not None and a["best"] == b["best"]:
+                flags.append(
+                    f"{a['matrix']} ({a['rows']} rows) {a['pick']} -> {b['matrix']} "
+                    f"({b['rows']} rows) {b['pick']}, measured best {a['best']}"
+                    + ("" if b["measured"] and a["measured"] else " (inferred)")
+                )
+        largest = max(r["nnz"] for r in rows if r["measured"])
+        out[key] = {
+            "largest_measured_nnz": largest,
+            "beyond_largest": [
+                {"matrix": r["matrix"], "rows": r["rows"], "pick": r["pick"], "leaf": r["leaf"]}
+                for r in rows
+                if r["nnz"] > largest
+            ],
+            "flags": flags,
+            "points": rows,
+        }
+    return out
+
+
+def sweep_summary(sweep):
+    """One line per series: the picks in order of size, run-length (measured, then beyond)."""
+    lines = []
+    for key, s in sweep.items():
+        runs = []
+        for r in s["points"]:
+            tag = r["pick"] + ("" if r["measured"] else "*")
+            if runs and runs[-1][0] == tag:
+                runs[-1][2] = r["rows"]
+            else:
+                runs.append([tag, r["rows"], r["rows"]])
+        text = " ".join(f"{t}[{lo}-{hi}]" if lo != hi else f"{t}[{lo}]" for t, lo, hi in runs)
+        mark = f"  FLAGS {len(s['flags'])}" if s["flags"] else ""
+        lines.append(f"    {key}: {text}{mark}")
+        lines += [f"      flag: {f}" for f in s["flags"]]
+    return lines
 
 
 # ---------------------------------------------------------------------------------------------
@@ -557,10 +864,29 @@ def main():
     ap.add_argument(
         "--out-cases", default=os.path.join(repo_root(), "plugin/src/selector_tree_cases.hpp")
     )
+    ap.add_argument(
+        "--sweep-features",
+        default=os.path.join(repo_root(), SWEEP_FEATURES),
+        help="host features of the generated families at regular sizes (family_features.cpp) "
+        "for the family sweep; '' for the measured sizes only",
+    )
     ap.add_argument("--commit", help="git commit of the code (default: git rev-parse HEAD)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--test-fraction", type=float, default=0.3)
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument(
+        "--cv-repeats",
+        type=int,
+        default=CV_REPEATS,
+        help="cross-validation repeated with this many fold assignments (seeds seed, seed + 1, "
+        "...); the scores are their means",
+    )
+    ap.add_argument(
+        "--tie-tolerance",
+        type=float,
+        default=TIE_TOLERANCE,
+        help="trees within this much of the best cross-validated hmean tie; the simplest wins",
+    )
     ap.add_argument(
         "--objective",
         choices=("alone", "race"),
@@ -590,10 +916,11 @@ def main():
     train_names, test_names = split_matrices(all_names, test_fraction, args.seed)
     train_set = set(train_names)
     grid = [
-        (kind, depth, min_leaf)
-        for kind in ("classifier", "weighted", "regressor")
-        for depth in (2, 3, 4, 5, 6, 8)
-        for min_leaf in (1, 2, 4, 8)
+        (kind, depth, min_leaf, min_gap)
+        for kind in TREE_KINDS
+        for depth in DEPTHS
+        for min_leaf in MIN_LEAVES
+        for min_gap in MIN_GAPS
     ]
     devices = sorted({s["device"] for s in dataset.sources})
     commits = sorted({s["commit"][:10] for s in dataset.sources if s["commit"]})
@@ -618,6 +945,11 @@ def main():
         "combos": {},
     }
     trees, cases = {}, []
+    sweep_entries = read_sweep(args.sweep_features)
+    sweep_flags = {}
+    report["family_sweep_features"] = (
+        os.path.relpath(args.sweep_features, repo_root()) if sweep_entries else ""
+    )
     pooled = {"auto": [], "tree_only": [], "rule": []}
     for precision, op in COMBOS:
         if (precision, op) not in dataset.tables:
@@ -634,8 +966,16 @@ def main():
         else:
             if len(tr) == 0:
                 continue
-            best = cross_validate(
-                X[tr], times[tr], nnz[tr], args.folds, args.seed, grid, args.objective
+            best, _ = cross_validate(
+                X[tr],
+                times[tr],
+                nnz[tr],
+                args.folds,
+                args.seed,
+                grid,
+                args.objective,
+                args.cv_repeats,
+                args.tie_tolerance,
             )
             slowdown = prepare(times)
             model = fit(
@@ -645,6 +985,7 @@ def main():
                 X32[tr],
                 slowdown[tr],
                 args.objective,
+                best["min_gap"],
             )
             root, leaves = build_tree(model, X32[tr], slowdown[tr])
         entry = dict(best, leaves=leaves, n_train=int(len(tr)), n_test=int(len(te)))
@@ -720,6 +1061,15 @@ def main():
         trees[(precision, op)] = {"root": root, "summary": summary}
         cases += pick_cases(names, X32, root, precision, op, dataset)
         print(f"{precision:6s} {op}: {summary}")
+        sweep = family_sweep(root, names, times, dataset, sweep_entries)
+        entry["family_sweep"] = sweep
+        n_flags = sum(len(s["flags"]) for s in sweep.values())
+        sweep_flags[f"{precision}-{op}"] = n_flags
+        print(
+            f"  family sweep (* = unmeasured size; [rows]): {n_flags} pick changes where the "
+            "measured best did not change"
+        )
+        print("\n".join(sweep_summary(sweep)))
 
     for label, parts in pooled.items():
         if not parts:
@@ -762,6 +1112,7 @@ def main():
             f"{report['all']['min_speedup_vs_cusparse_large']:.3f}x cuSPARSE at >= {LARGE_NNZ} nnz"
         )
 
+    report["family_sweep_flags"] = sweep_flags
     aim = "the setup race" if args.objective == "race" else "the first pick alone"
     provenance = (
         f"trees trained {date} for {aim} on {', '.join(devices)} data "
