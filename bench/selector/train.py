@@ -6,6 +6,7 @@ Usage:
       [--out-json bench/results/selector-DATE.json]
       [--out-cpp plugin/src/selector_tree_generated.cpp]
       [--out-cases plugin/src/selector_tree_cases.hpp] [--seed 0] [--commit SHA]
+      [--cv-repeats 3] [--tie-tolerance T] [--jobs N] [--sweep-features FILE]
       [--rule-tree --bootstrap NOTE]
 
 DATA: hola-bench --json outputs that ran every candidate kernel; their "matrices" entries give
@@ -17,14 +18,21 @@ is min(its slowdown, cuSPARSE's slowdown) (cuSPARSE kept unless the other is VEN
 faster) and a leaf holds the pair of kernels whose race costs
 its training matrices least; the first of the pair is the better one alone (what "auto" runs
 without the trial). The matrices are split 70 / 30 (by matrix, fixed seed); on the 70 %,
-cross-validation (folds of matrices) picks the tree kind (a classifier on the fastest kernel,
-the same with matrices weighted by what a wrong pick costs, or a regressor on every kernel's
-log race cost), depth and leaf size. The held-out 30 % give oracle_ratio_hmean (harmonic mean
-of best time / time of what auto runs) and min_speedup_vs_cusparse_large (min of cuSPARSE time
-/ auto's time over held-out matrices with >= LARGE_NNZ nonzeros), with and without the trial.
+cross-validation (folds of matrices, repeated with CV_REPEATS fold assignments) picks the tree
+kind (a classifier on the fastest kernel, the same with matrices weighted by what a wrong pick
+costs, or a regressor on every kernel's log cost), depth, leaf size (at least 3 matrices) and
+margin (GrownTree: a split must fall in a gap of its matrices' feature values, so that it
+cannot cut a family between two sizes whose features differ by a few per cent); of the trees
+within one standard error of the best, the simplest. The held-out 30 % give oracle_ratio_hmean
+(harmonic mean of best time / time of what auto runs) and min_speedup_vs_cusparse_large (min of
+cuSPARSE time / auto's time over held-out matrices with >= LARGE_NNZ nonzeros), with and without
+the trial.
 --rule-tree writes the hand rule as the trees instead (the bootstrap before any corpus data).
+The family sweep (printed, and in the JSON) follows each generated family's pick over its
+measured sizes and the sizes of --sweep-features (host features from family_features.cpp, up to
+beyond the largest measured matrix) and flags picks that change where the measured best does not.
 
-Needs numpy and scikit-learn (the device has them; CI does not run this script).
+Needs numpy only (the trees are grown here, GrownTree; CI does not run this script).
 """
 
 import argparse
@@ -213,15 +221,17 @@ BASE_INDEX = CANDIDATES.index(BASELINE)
 # Training for auto without the race: a tree whose worst held-in ratio to cuSPARSE on large
 # matrices is below this loses to one above it, whatever their mean.
 SAFE_SPEEDUP = 0.9
+# Worst cases within this of the best one tie (the next criterion, the mean, decides).
+SAFE_TOLERANCE = 0.05
 
 # Model selection (cross_validate): the grid of tree kinds, depths and leaf sizes; the repeats of
 # the cross-validation; the hmean difference below which two trees tie (the simpler one wins).
 TREE_KINDS = ("classifier", "weighted", "regressor")
 DEPTHS = (2, 3, 4, 5, 6, 8)
-MIN_LEAVES = (1, 2, 4, 8)
-MIN_GAPS = (0.0,)
-CV_REPEATS = 1
-TIE_TOLERANCE = 0.0
+MIN_LEAVES = (3, 5, 8, 12)
+MIN_GAPS = (0.0, 0.05, 0.1, 0.2, 0.3)  # GrownTree's margin
+CV_REPEATS = 3
+TIE_TOLERANCE = None  # the one-standard-error rule
 
 # The race keeps cuSPARSE ALG1 unless another kernel measured this much faster
 # (plugin/src/operator.cpp, kVendorMargin): a switch must be worth more than the noise.
@@ -407,7 +417,8 @@ class GrownTree:
                 if not (a <= t < b):
                     t = float(a + 0.5 * (b - a))
                     t = t if a <= t < b else float(a)
-                best = (key, f, t, o[: pos[j]], o[pos[j] :])
+                cut = pos[j]
+                best = (key, f, t, o[:cut], o[cut:])
         return None if best is None else best[1:]
 
     def apply(self, X32, max_depth=None):
@@ -468,21 +479,36 @@ def prepare(times):
     return np.minimum(times / best, SLOWDOWN_CAP)
 
 
-def sklearn_version():
-    try:
-        import sklearn
+def numpy_version():
+    return np.__version__
 
-        return sklearn.__version__
-    except ImportError:
-        return "none"
+
+def _cv_growth(job):
+    """One (kind, min_leaf, min_gap) on one fold assignment: the held-out folds' (first,
+    runner-up) and the trees' leaf counts, for every depth of `depths` (cuts of one growth)."""
+    kind, min_leaf, min_gap, depths, X32, slowdown, objective, order, parts = job
+    pairs = {d: np.zeros((len(X32), 2), dtype=np.int64) for d in depths}
+    leaves = {d: [] for d in depths}
+    for part in parts:
+        train = np.setdiff1d(order, part)
+        if len(train) == 0:
+            continue
+        model = fit(kind, max(depths), min_leaf, X32[train], slowdown[train], objective, min_gap)
+        for d in depths:
+            root, n_leaves = build_tree(model, X32[train], slowdown[train], d)
+            pairs[d][part] = predict(root, X32[part])
+            leaves[d].append(n_leaves)
+    return pairs, leaves
 
 
 def cross_validate(
-    X, times, nnz, folds, seed, grid, objective="alone", repeats=1, tie_tolerance=0.0
+    X, times, nnz, folds, seed, grid, objective="alone", repeats=1, tie_tolerance=0.0, jobs=1
 ):
     """Best (kind, depth, min_leaf, min_gap) of `grid` by k-fold CV (one sample per matrix), on
     auto's times, repeated with `repeats` fold assignments (seeds seed, seed + 1, ...); the
-    scores are the means over the repeats. Returns (best, every config's scores)."""
+    scores are the means over the repeats. tie_tolerance: hmean differences that tie (None:
+    the standard error of the leader's, over the held-out folds). Returns (best, every config's
+    scores)."""
     X32 = X.astype(np.float32)
     slowdown = prepare(times)
     trial = objective == "race"
@@ -492,33 +518,35 @@ def cross_validate(
         splits.append((order, np.array_split(order, min(folds, len(X)))))
     # A tree cut at depth d is the tree grown to depth d (greedy growth): grow each (kind,
     # min_leaf, min_gap) once per fold, to the deepest depth of the grid, and cut it.
-    results = {}  # config -> (hmeans, mins, leaves)
     growths = sorted({(k, leaf, gap) for k, _, leaf, gap in grid})
+    work = []
     for kind, min_leaf, min_gap in growths:
-        depths = sorted({d for k, d, leaf, gap in grid if (k, leaf, gap) == (kind, min_leaf, min_gap)})
+        depths = sorted(
+            {d for k, d, leaf, gap in grid if (k, leaf, gap) == (kind, min_leaf, min_gap)}
+        )
         for order, parts in splits:
-            pairs = {d: np.zeros((len(X), 2), dtype=np.int64) for d in depths}
-            leaves = {d: [] for d in depths}
-            for part in parts:
-                train = np.setdiff1d(order, part)
-                if len(train) == 0:
-                    continue
-                model = fit(
-                    kind, max(depths), min_leaf, X32[train], slowdown[train], objective, min_gap
-                )
-                for d in depths:
-                    root, n_leaves = build_tree(model, X32[train], slowdown[train], d)
-                    pairs[d][part] = predict(root, X32[part])
-                    leaves[d].append(n_leaves)
-            for d in depths:
-                hmean, min_large, _, _ = metrics(auto_times(pairs[d], times, trial), times, nnz)
-                entry = results.setdefault((kind, d, min_leaf, min_gap), ([], [], []))
-                entry[0].append(hmean)
-                entry[1].append(min_large)
-                entry[2].extend(leaves[d])
+            work.append((kind, min_leaf, min_gap, depths, X32, slowdown, objective, order, parts))
+    if jobs > 1:
+        import concurrent.futures
+
+        with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
+            done = list(pool.map(_cv_growth, work, chunksize=2))
+    else:
+        done = [_cv_growth(job) for job in work]
+    results = {}  # config -> (hmeans, mins, leaves, per-fold hmeans)
+    for job, (pairs, leaves) in zip(work, done):
+        kind, min_leaf, min_gap, depths, parts = job[0], job[1], job[2], job[3], job[8]
+        for d in depths:
+            got = auto_times(pairs[d], times, trial)
+            hmean, min_large, _, _ = metrics(got, times, nnz)
+            entry = results.setdefault((kind, d, min_leaf, min_gap), ([], [], [], []))
+            entry[0].append(hmean)
+            entry[1].append(min_large)
+            entry[2].extend(leaves[d])
+            entry[3].extend(metrics(got[p], times[p], nnz[p])[0] for p in parts)
     scores = []
     for kind, depth, min_leaf, min_gap in grid:
-        hmeans, mins, leaves = results[(kind, depth, min_leaf, min_gap)]
+        hmeans, mins, leaves, per_fold = results[(kind, depth, min_leaf, min_gap)]
         scores.append(
             {
                 "kind": kind,
@@ -528,25 +556,38 @@ def cross_validate(
                 "cv_oracle_ratio_hmean": float(np.mean(hmeans)),
                 "cv_min_speedup_vs_cusparse_large": float(np.mean(mins)),
                 "cv_leaves": float(np.mean(leaves)),
+                # standard error of the hmean: its spread over the held-out folds
+                "cv_standard_error": float(np.std(per_fold, ddof=1) / math.sqrt(len(per_fold)))
+                if len(per_fold) > 1
+                else 0.0,
             }
         )
 
     # Alone, a wrong pick on a large matrix is not caught by the race: first the worst case
-    # against cuSPARSE up to SAFE_SPEEDUP; then every tree within tie_tolerance of the best
-    # mean ties (a difference the corpus times cannot resolve), and the simplest of them wins:
+    # against cuSPARSE (capped at SAFE_SPEEDUP; within SAFE_TOLERANCE of the best worst case
+    # ties: it is one matrix's ratio), then every tree within tie_tolerance of the best mean
+    # ties (a difference the corpus times cannot resolve), and the simplest of them wins:
     # fewest leaves, then the widest margin, the largest leaves, the shallowest.
     def safe(c):
-        return 1.0 if trial else round(min(c["cv_min_speedup_vs_cusparse_large"], SAFE_SPEEDUP), 2)
+        if trial:
+            return 1.0
+        m = c["cv_min_speedup_vs_cusparse_large"]
+        return min(m, SAFE_SPEEDUP) if math.isfinite(m) else SAFE_SPEEDUP
 
     top_safe = max(safe(c) for c in scores)
-    candidates = [c for c in scores if safe(c) == top_safe]
-    top = max(c["cv_oracle_ratio_hmean"] for c in candidates)
+    candidates = [c for c in scores if safe(c) >= top_safe - SAFE_TOLERANCE - 1e-12]
+    leader = max(candidates, key=lambda c: c["cv_oracle_ratio_hmean"])
+    top = leader["cv_oracle_ratio_hmean"]
+    if tie_tolerance is None:  # the one-standard-error rule (Breiman et al., CART)
+        tie_tolerance = leader["cv_standard_error"]
     tied = [c for c in candidates if c["cv_oracle_ratio_hmean"] >= top - tie_tolerance - 1e-12]
     best = min(
         tied,
         key=lambda c: (c["cv_leaves"], -c["min_gap"], -c["min_samples_leaf"], c["max_depth"]),
     )
-    best = dict(best, cv_best_oracle_ratio_hmean=top, cv_tied=len(tied))
+    best = dict(
+        best, cv_best_oracle_ratio_hmean=top, cv_tie_tolerance=tie_tolerance, cv_tied=len(tied)
+    )
     return best, scores
 
 
@@ -613,6 +654,20 @@ def series_of(m):
     return family
 
 
+# Families whose generator takes nothing but the sizes (and a seed): within their series the
+# matrices differ only in size and aspect, so a pick that changes where the best does not is a
+# knife edge of the tree. In the other series other parameters vary too (banded: per_row within
+# the bucket; circuit, R-MAT, random: every parameter).
+SIZE_ONLY_FAMILIES = (
+    "poisson2d",
+    "poisson3d",
+    "stencil27",
+    "arrow",
+    "single_row",
+    "single_column",
+)
+
+
 def read_sweep(path):
     if not path or not os.path.exists(path):
         return []
@@ -632,8 +687,13 @@ def family_sweep(root, names, times, dataset, sweep_entries):
             continue
         best = int(np.argmin(times[i]))
         points.setdefault(key, []).append(
-            {"matrix": n, "spec": dataset.matrices[n].get("spec", n), "m": dataset.matrices[n],
-             "best": CANDIDATES[best], "time": times[i]}
+            {
+                "matrix": n,
+                "spec": dataset.matrices[n].get("spec", n),
+                "m": dataset.matrices[n],
+                "best": CANDIDATES[best],
+                "time": times[i],
+            }
         )
     for m in sweep_entries:
         key = series_of(m)
@@ -677,6 +737,7 @@ def family_sweep(root, names, times, dataset, sweep_entries):
                 )
         largest = max(r["nnz"] for r in rows if r["measured"])
         out[key] = {
+            "size_only": key in SIZE_ONLY_FAMILIES,
             "largest_measured_nnz": largest,
             "beyond_largest": [
                 {"matrix": r["matrix"], "rows": r["rows"], "pick": r["pick"], "leaf": r["leaf"]}
@@ -689,8 +750,21 @@ def family_sweep(root, names, times, dataset, sweep_entries):
     return out
 
 
+def sweep_flag_counts(sweep):
+    """(flags in size-only series, flags at unmeasured sizes elsewhere, other flags)."""
+    size_only = sum(len(s["flags"]) for s in sweep.values() if s["size_only"])
+    inferred = sum(
+        sum(f.endswith("(inferred)") for f in s["flags"])
+        for s in sweep.values()
+        if not s["size_only"]
+    )
+    total = sum(len(s["flags"]) for s in sweep.values())
+    return size_only, inferred, total - size_only - inferred
+
+
 def sweep_summary(sweep):
-    """One line per series: the picks in order of size, run-length (measured, then beyond)."""
+    """One line per series: the picks in order of nnz, run-length (* = unmeasured size), and
+    the flags of the size-only series and of the unmeasured sizes (the others: in the JSON)."""
     lines = []
     for key, s in sweep.items():
         runs = []
@@ -703,7 +777,9 @@ def sweep_summary(sweep):
         text = " ".join(f"{t}[{lo}-{hi}]" if lo != hi else f"{t}[{lo}]" for t, lo, hi in runs)
         mark = f"  FLAGS {len(s['flags'])}" if s["flags"] else ""
         lines.append(f"    {key}: {text}{mark}")
-        lines += [f"      flag: {f}" for f in s["flags"]]
+        lines += [
+            f"      flag: {f}" for f in s["flags"] if s["size_only"] or f.endswith("(inferred)")
+        ]
     return lines
 
 
@@ -885,7 +961,14 @@ def main():
         "--tie-tolerance",
         type=float,
         default=TIE_TOLERANCE,
-        help="trees within this much of the best cross-validated hmean tie; the simplest wins",
+        help="trees within this much of the best cross-validated hmean tie; the simplest wins "
+        "(default: the leader's standard error over the held-out folds)",
+    )
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        default=min(8, os.cpu_count() or 1),
+        help="processes for the cross-validation (the same trees with any number)",
     )
     ap.add_argument(
         "--objective",
@@ -936,7 +1019,21 @@ def main():
         "test_fraction": test_fraction,
         "large_nnz": LARGE_NNZ,
         "vendor_margin": VENDOR_MARGIN,
-        "sklearn_version": sklearn_version(),
+        "numpy_version": numpy_version(),
+        "tree_engine": "train.py GrownTree (CART with a margin; no scikit-learn)",
+        "model_selection": {
+            "kinds": list(TREE_KINDS),
+            "depths": list(DEPTHS),
+            "min_samples_leaf": list(MIN_LEAVES),
+            "min_gaps": list(MIN_GAPS),
+            "folds": args.folds,
+            "cv_repeats": args.cv_repeats,
+            "tie_tolerance": "one standard error"
+            if args.tie_tolerance is None
+            else args.tie_tolerance,
+            "safe_speedup": SAFE_SPEEDUP,
+            "safe_tolerance": SAFE_TOLERANCE,
+        },
         "candidates": CANDIDATES,
         "features": FEATURES,
         "n_matrices": len(all_names),
@@ -976,6 +1073,7 @@ def main():
                 args.objective,
                 args.cv_repeats,
                 args.tie_tolerance,
+                args.jobs,
             )
             slowdown = prepare(times)
             model = fit(
@@ -1048,7 +1146,7 @@ def main():
         else:
             summary = (
                 f"{best['kind']}, depth <= {best['max_depth']}, "
-                f"min leaf {best['min_samples_leaf']}, {leaves} leaves"
+                f"min leaf {best['min_samples_leaf']}, min gap {best['min_gap']}, {leaves} leaves"
             )
         if "oracle_ratio_hmean" in entry:
             summary += (
@@ -1063,11 +1161,17 @@ def main():
         print(f"{precision:6s} {op}: {summary}")
         sweep = family_sweep(root, names, times, dataset, sweep_entries)
         entry["family_sweep"] = sweep
-        n_flags = sum(len(s["flags"]) for s in sweep.values())
-        sweep_flags[f"{precision}-{op}"] = n_flags
+        size_only, inferred, other = sweep_flag_counts(sweep)
+        sweep_flags[f"{precision}-{op}"] = {
+            "size_only_series": size_only,
+            "unmeasured_sizes": inferred,
+            "other_series": other,
+        }
         print(
-            f"  family sweep (* = unmeasured size; [rows]): {n_flags} pick changes where the "
-            "measured best did not change"
+            "  family sweep (picks in order of nnz, [rows], * = unmeasured size): pick changes "
+            f"where the measured best did not: {size_only} in size-only series "
+            f"({', '.join(SIZE_ONLY_FAMILIES)}), {inferred} at unmeasured sizes of the others, "
+            f"{other} between measured matrices of the others (their other parameters differ)"
         )
         print("\n".join(sweep_summary(sweep)))
 

@@ -98,6 +98,51 @@ TEST(Selector, GeneratedTreesPickWhatPythonPicked) {
   std::printf("%d generated cases (%s)\n", checked, hola::detail::tree_provenance());
 }
 
+// Poisson 3D (7-point, hola::gen::poisson3d(n, n, n)) from n = 100 (within the measured sizes of
+// the corpus, up to 2.2 M rows) to 400 (64 M rows), features from
+// bench/selector/family_features.cpp (bench/selector/data/family-sweep-features.jsonl). The mean
+// row length creeps towards 7 with n (7 - 6 / n): the trees before the margin
+// (bench/results/selector-2026-11-25-alone.json) split on mean_row <= 6.9714, giving scalar at
+// 200^3 and vector-adaptive from 256^3 on, which was 12 % slower than cuSPARSE in a PETSc CG solve.
+// One family, one pick, whatever its size.
+TEST(Selector, Poisson3dGetsOnePickAtEverySize) {
+  struct Size {
+    std::int64_t rows, nnz, min_row, max_row, empty_rows;
+    double std_row, gini;
+    std::int64_t group_slots, row_near, neighbor_near, neighbor_mid;
+  };
+  const Size sizes[] = {
+      {1000000, 6940000, 4, 7, 0, 0.24248711305964282, 0.008147005362536023, 6962432, 1980000,
+       6889699, 6909895},  // n = 100
+      {2097152, 14581760, 4, 7, 0, 0.214808235701055, 0.0064352338108119, 14614528, 4161536,
+       14499455, 14532475},  // n = 128
+      {4096000, 28518400, 4, 7, 0, 0.19243505397925814, 0.0051889875451024605, 28569600, 8140800,
+       28389919, 28441435},  // n = 160
+      {8000000, 55760000, 4, 7, 0, 0.17233687939614087, 0.004177584188522238, 55843200, 15920000,
+       55559399, 55639795},  // n = 200
+      {16777216, 117047296, 4, 7, 0, 0.15249391637455575, 0.0032819426154549894, 117178368,
+       33423360, 116718847, 116850427},  // n = 256
+      {32768000, 228761600, 4, 7, 0, 0.13650206042400972, 0.0026360315962700087, 228966400,
+       65331200, 228248639, 228454075},  // n = 320
+      {64000000, 447040000, 4, 7, 0, 0.12216791722870617, 0.002115566937173407, 447372800,
+       127680000, 446238799, 446559595},  // n = 400
+  };
+  for (const bool single : {false, true}) {
+    for (const hola::Op op : {hola::Op::N, hola::Op::T}) {
+      std::string first;
+      for (const Size& z : sizes) {
+        hola::MatrixFeatures f;
+        f.lengths = {z.rows, z.rows, z.nnz, z.min_row, z.max_row, z.empty_rows, z.std_row, z.gini};
+        f.structure = {z.nnz, z.group_slots, z.row_near, z.neighbor_near, z.neighbor_mid};
+        const auto pick = hola::select_device_kernel(op, single, true, f);
+        EXPECT_NE(pick.reason.find("auto tree"), std::string::npos) << pick.reason;
+        if (first.empty()) first = pick.name;
+        EXPECT_EQ(pick.name, first) << z.rows << " rows: " << pick.reason;
+      }
+    }
+  }
+}
+
 // Whether the kernel table says the family needs equal column index and row offset types.
 bool equal_types_only(const std::string& name) {
   const hola::KernelFamily* f = hola::find_family(name);
