@@ -114,12 +114,16 @@ usable_hypre() {
   [ -n "$lib" ] || { echo "no lib/libHYPRE.so in $1"; return 1; }
   grep -q "define HYPRE_USING_CUDA 1" "$1/include/HYPRE_config.h" 2>/dev/null ||
     { echo "$1 is not a HYPRE built with CUDA"; return 1; }
-  if ldd "$lib" 2>/dev/null | grep -q "not found"; then
-    echo "libraries of $lib missing here: $(ldd "$lib" | grep "not found" | awk '{print $1}' | xargs)"
+  # The listings are read whole before grep: `grep -q` stops at the first match, and under
+  # pipefail the writer's SIGPIPE would turn a match into a failure.
+  local listing
+  listing="$(ldd "$lib" 2>/dev/null)"
+  if grep -q "not found" <<< "$listing"; then
+    echo "libraries of $lib missing here: $(grep "not found" <<< "$listing" | awk '{print $1}' | xargs)"
     return 1
   fi
   if command -v cuobjdump >/dev/null 2>&1 &&
-    ! cuobjdump --list-elf "$lib" 2>/dev/null | grep -q "sm_$arch"; then
+    ! grep -q "sm_$arch" <<< "$(cuobjdump --list-elf "$lib" 2>/dev/null)"; then
     echo "$lib has no code for sm_$arch"
     return 1
   fi
