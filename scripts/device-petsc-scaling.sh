@@ -172,13 +172,8 @@ done
 say "runs done"
 
 # 3. The summary and the plot.
-if [ "$vec" = cuda ]; then
-  device="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
-else
-  device="CPU ($(getconf _NPROCESSORS_ONLN) cores, $(uname -n)); G = MPI ranks"
-fi
-missing=()
-[ "$skipped" -eq 0 ] || missing=(--allow-missing)
+summary_args
+[ "$vec" = cuda ] || device="$device; G = MPI ranks"
 python3 "$HOLA_ROOT/bench/petsc_logview.py" scaling --cases "$cases_tsv" --runs "$runs_tsv" \
   --json "$OUT/scaling.json" --txt "$OUT/scaling.txt" --types "${types[@]}" "${missing[@]}" \
   --meta "commit=$commit" --meta "device=${device:-unknown}" --meta "gpus_present=$present" \

@@ -132,13 +132,7 @@ done
 say "runs done"
 
 # 5. The summary.
-if [ "$vec" = cuda ]; then
-  device="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
-else
-  device="CPU ($(getconf _NPROCESSORS_ONLN) cores, $(uname -n))"
-fi
-missing=()
-[ "$skipped" -eq 0 ] || missing=(--allow-missing)
+summary_args
 python3 "$HOLA_ROOT/bench/petsc_logview.py" tutorials --cases "$cases_tsv" --runs "$runs_tsv" \
   --json "$OUT/tutorials.json" --txt "$OUT/tutorials.txt" --types "${types[@]}" "${missing[@]}" \
   --meta "commit=$commit" --meta "device=${device:-unknown}" --meta "gpus=$ngpu" \

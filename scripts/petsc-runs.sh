@@ -191,3 +191,15 @@ warm_up() {
       { echo "WARM-UP RUN FAILED with $type"; tail -20 "$logs/warmup-$type.out"; exit 1; }
   done
 }
+
+# summary_args: what every summary gets from the runs: the machine (the GPU's name, or the CPU's
+# for host types) in `device`, and --allow-missing in `missing` when the budget skipped runs.
+summary_args() {
+  if [ "$vec" = cuda ]; then
+    device="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+  else
+    device="CPU ($(getconf _NPROCESSORS_ONLN) cores, $(uname -n))"
+  fi
+  missing=()
+  [ "$skipped" -eq 0 ] || missing=(--allow-missing)
+}
