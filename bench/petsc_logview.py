@@ -383,22 +383,23 @@ def _compare_iterations(name, entry, types, out):
     return True
 
 
+def _summary_start(meta, types, runs, *tables):
+    """The types (Hola's, the baseline) and a summary holding meta, the types, "cases" and the
+    named tables (empty dicts), then empty "failures", "notes" and "skipped" lists."""
+    hola, base = _types(types, runs)
+    out = dict(meta)
+    out["types"] = {"hola": hola, "baseline": base}
+    out["cases"] = {}
+    out.update({name: {} for name in tables})
+    out.update({"failures": [], "notes": [], "skipped": []})
+    return hola, base, out
+
+
 def summarize_tutorials(cases, runs, meta, types=None, allow_missing=False):
     """tutorials.json's content from the case and run tables (see CASE_FIELDS, RUN_FIELDS).
     types: (Hola's type, the baseline), else taken from the runs. allow_missing: a case or type
     without runs (not started: time budget) is listed under "skipped", not as a failure."""
-    hola, base = _types(types, runs)
-    out = dict(meta)
-    out.update(
-        {
-            "types": {"hola": hola, "baseline": base},
-            "cases": {},
-            "per_call": {},
-            "failures": [],
-            "notes": [],
-            "skipped": [],
-        }
-    )
+    hola, base, out = _summary_start(meta, types, runs, "per_call")
     for case in cases:
         name = case["case"]
         mine = [r for r in runs if r["case"] == name]
@@ -883,17 +884,7 @@ def summarize_scaling(cases, runs, meta, types=None, allow_missing=False):
     (RUN_FIELDS): per case every run and the medians over the repeats, ratios Hola / baseline,
     same iterations or not; per series and solver the parallel efficiency; ranks sharing a GPU;
     the targets (reported, not enforced). allow_missing as in summarize_tutorials."""
-    hola, base = _types(types, runs)
-    out = dict(meta)
-    out.update(
-        {
-            "types": {"hola": hola, "baseline": base},
-            "cases": {},
-            "failures": [],
-            "notes": [],
-            "skipped": [],
-        }
-    )
+    hola, base, out = _summary_start(meta, types, runs)
     for case in cases:
         name = case["case"]
         mine = [r for r in runs if r["case"] == name]

@@ -114,10 +114,6 @@ std::int64_t CompressedRows<V, I, O>::kept() const {
   return impl_->kept;
 }
 template <class V, class I, class O>
-std::int64_t CompressedRows<V, I, O>::rows() const {
-  return impl_->rows;
-}
-template <class V, class I, class O>
 std::size_t CompressedRows<V, I, O>::bytes() const {
   const Impl& m = *impl_;
   return m.memory == Memory::device

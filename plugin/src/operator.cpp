@@ -201,64 +201,57 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
   auto t0 = Clock::now();
   analyze(A, stream);
   times.analyze_ms = ms_since(t0);
+  // Empty rows left out: the nonempty rows as a matrix of their own, analysed by an inner
+  // Operator (its own kernel choice for their shape); validated above already.
+  std::unique_ptr<CompressedRows<V, I, O>> rows_kept;
+  std::unique_ptr<Operator<V, I, O>> inner;
+  const std::uint64_t inner_version = impl_->analyses + 1;
   if (impl_->may_leave_out_empty_rows(A)) {
     const std::int64_t kept = CompressedRows<V, I, O>::count_nonempty(A, stream);
     if (impl_->leaves_out_empty_rows(A, kept)) {
-      // The nonempty rows as a matrix of their own, analysed by an inner Operator (its own
-      // kernel choice for their shape); validated above already.
-      auto rows_kept = std::make_unique<CompressedRows<V, I, O>>(A, kept, stream);
+      rows_kept = std::make_unique<CompressedRows<V, I, O>>(A, kept, stream);
       OperatorOptions inner_options = impl_->options;
       inner_options.validate = false;
       inner_options.compress_empty_rows = false;
-      auto inner = std::make_unique<Operator<V, I, O>>(inner_options);
+      inner = std::make_unique<Operator<V, I, O>>(inner_options);
       if (impl_->adopted) inner->reuse_decision(impl_->adopted);
-      const std::uint64_t inner_version = impl_->analyses + 1;
       inner->setup(rows_kept->matrix(A.values), inner_version, stream);
-      if (structure_version == 0) sample_of_A();
-      const SetupTimes inner_times = inner->last_setup_times();
-      times.analyze_ms = ms_since(t0) - inner_times.choose_ms - inner_times.prepare_ms;
-      times.choose_ms = inner_times.choose_ms;
-      times.prepare_ms = inner_times.prepare_ms;
-      impl_->decision = inner->decision();
-      impl_->reason = inner->selection_reason() + "; " + std::to_string(kept) + " of " +
-                      std::to_string(A.rows) + " rows have entries: the kernels run on those alone";
-      if (inner->decisions_taken_over() > 0) ++impl_->taken_over;
-      impl_->kernel_n.reset();
-      impl_->kernel_t.reset();
-      impl_->t_unavailable.clear();
-      impl_->t_deferred = false;
-      impl_->t_name.clear();
-      impl_->rows_kept = std::move(rows_kept);
-      impl_->inner = std::move(inner);
-      impl_->inner_version = inner_version;
-      impl_->A = A;
-      impl_->key = key;
-      impl_->sample = std::move(sample);
-      impl_->ready = true;
-      ++impl_->analyses;
-      impl_->times = times;
-      return;
     }
   }
-  const bool takes_over = impl_->adopted_fits(A);
-  t0 = Clock::now();
-  const KernelChoice choice = choose(A, stream);
-  times.choose_ms = ms_since(t0);
-  t0 = Clock::now();
-  Prepared p = prepare(A, choice, stream);
-  times.prepare_ms = ms_since(t0);
+  Prepared p;  // empty when `inner` does the products
+  std::shared_ptr<const KernelDecision> decision;
+  bool takes_over = false;
+  if (inner) {
+    const SetupTimes inner_times = inner->last_setup_times();
+    times.analyze_ms = ms_since(t0) - inner_times.choose_ms - inner_times.prepare_ms;
+    times.choose_ms = inner_times.choose_ms;
+    times.prepare_ms = inner_times.prepare_ms;
+    decision = inner->decision();
+    p.reason = inner->selection_reason() + "; " + std::to_string(rows_kept->kept()) + " of " +
+               std::to_string(A.rows) + " rows have entries: the kernels run on those alone";
+    takes_over = inner->decisions_taken_over() > 0;
+  } else {
+    takes_over = impl_->adopted_fits(A);
+    t0 = Clock::now();
+    const KernelChoice choice = choose(A, stream);
+    times.choose_ms = ms_since(t0);
+    t0 = Clock::now();
+    p = prepare(A, choice, stream);
+    times.prepare_ms = ms_since(t0);
+    auto decided = std::make_shared<KernelDecision>();
+    decided->rows = A.rows;
+    decided->cols = A.cols;
+    decided->nnz = A.nnz;
+    decided->memory = A.memory;
+    decided->requested = impl_->options.kernel;
+    decided->deterministic = impl_->options.deterministic;
+    decided->choice = choice;
+    decided->choice.n = {p.n_name, p.reason, {}};
+    decided->choice.t = {p.t_unavailable.empty() ? p.t_name : p.n_name, p.reason, {}};
+    decision = std::move(decided);
+  }
   if (structure_version == 0) sample_of_A();
-  auto decided = std::make_shared<KernelDecision>();
-  decided->rows = A.rows;
-  decided->cols = A.cols;
-  decided->nnz = A.nnz;
-  decided->memory = A.memory;
-  decided->requested = impl_->options.kernel;
-  decided->deterministic = impl_->options.deterministic;
-  decided->choice = choice;
-  decided->choice.n = {p.n_name, p.reason, {}};
-  decided->choice.t = {p.t_unavailable.empty() ? p.t_name : p.n_name, p.reason, {}};
-  impl_->decision = std::move(decided);
+  impl_->decision = std::move(decision);
   impl_->A = A;
   impl_->key = key;
   impl_->sample = std::move(sample);
@@ -268,8 +261,9 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
   impl_->t_deferred = p.t_deferred;
   impl_->t_name = p.t_name;
   impl_->reason = std::move(p.reason);
-  impl_->rows_kept.reset();
-  impl_->inner.reset();
+  impl_->rows_kept = std::move(rows_kept);
+  impl_->inner = std::move(inner);
+  impl_->inner_version = inner_version;
   impl_->ready = true;
   ++impl_->analyses;
   if (takes_over) ++impl_->taken_over;

@@ -33,7 +33,6 @@ class CompressedRows {
   // The kept rows with these values: kept x A.cols, A's column indices.
   CsrView<V, I, O> matrix(const V* values) const;
   std::int64_t kept() const;
-  std::int64_t rows() const;  // of A
   std::size_t bytes() const;  // memory held (row list, offsets, work vector)
   V* work() const;            // kept entries, for the product's intermediate vector
 
