@@ -316,7 +316,9 @@ typename Operator<V, I, O>::Prepared Operator<V, I, O>::prepare(const CsrView<V,
   Prepared out;
   std::string& reason = out.reason;
   reason = choice.n.reason;
-  if (choice.t.name != choice.n.name) reason += "; op T: " + choice.t.reason;
+  // A decision taken over carries one reason for both ops (it already names op T's pick).
+  if (choice.t.name != choice.n.name && choice.t.reason != choice.n.reason)
+    reason += "; op T: " + choice.t.reason;
   auto usable = [&](const std::string& name, Op op) {
     return usable_kernel<V, I, O>(name, op, A.memory, opt);
   };

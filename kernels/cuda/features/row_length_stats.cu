@@ -1,10 +1,14 @@
 // gpu::device_row_length_stats: the selector's features from device row offsets (features.hpp).
-#include <thrust/iterator/counting_iterator.h>
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_reduce.cuh>
-
+// One pass over row_ptr: lengths below kShortLengths go into a histogram (block-local in shared
+// memory, then added to a global one); the few longer rows (at most nnz / kShortLengths of them)
+// are appended to a list. The host orders the list and walks histogram and list in increasing
+// length, which gives the same sums as sorting every length, without a sort of all rows and
+// without scratch proportional to the row count: this runs inside `auto`'s setup.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
-#include <limits>
+#include <utility>
+#include <vector>
 
 #include "common/cuda_utils.cuh"
 #include "hola/features.hpp"
@@ -13,124 +17,53 @@ namespace hola::gpu {
 
 namespace {
 
-// Everything the statistics need, summed over the sorted row lengths.
-struct LengthSums {
-  unsigned long long nnz;
-  unsigned long long empty_rows;
-  unsigned long long min_row;
-  unsigned long long max_row;
-  double sum_squares;
-  double gini_weighted;  // sum over ranks i of (2i - n + 1) x_i
+constexpr int kShortLengths = 4096;  // histogram bins: lengths 0 .. kShortLengths - 1
+constexpr int kThreads = 256;
+
+// Layout of the device scratch: the histogram, then the long-row count, then the list.
+struct Counts {
+  unsigned long long histogram[kShortLengths];
+  unsigned long long long_rows;
 };
 
-struct CombineSums {
-  __host__ __device__ LengthSums operator()(const LengthSums& a, const LengthSums& b) const {
-    return {a.nnz + b.nnz,
-            a.empty_rows + b.empty_rows,
-            a.min_row < b.min_row ? a.min_row : b.min_row,
-            a.max_row > b.max_row ? a.max_row : b.max_row,
-            a.sum_squares + b.sum_squares,
-            a.gini_weighted + b.gini_weighted};
-  }
-};
-
-// Rank i of the sorted lengths -> its contribution to every sum.
-template <class K>
-struct RankContribution {
-  const K* sorted;
-  std::int64_t rows;
-  __host__ __device__ LengthSums operator()(std::int64_t i) const {
-    const K x = sorted[i];
-    const double xd = static_cast<double>(x);
-    return {static_cast<unsigned long long>(x),
-            x == 0 ? 1ull : 0ull,
-            static_cast<unsigned long long>(x),
-            static_cast<unsigned long long>(x),
-            xd * xd,
-            xd * static_cast<double>(2 * i - rows + 1)};
-  }
-};
-
-template <class O, class K>
-__global__ void row_lengths_kernel(const O* __restrict__ row_ptr, std::int64_t rows,
-                                   K* __restrict__ lengths) {
+template <class O>
+__global__ void __launch_bounds__(kThreads)
+    length_histogram_kernel(const O* __restrict__ row_ptr, std::int64_t rows, Counts* counts,
+                            unsigned long long* __restrict__ long_lengths,
+                            unsigned long long long_capacity) {
+  __shared__ unsigned int bins[kShortLengths];
+  for (int b = threadIdx.x; b < kShortLengths; b += blockDim.x) bins[b] = 0;
+  __syncthreads();
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < rows;
-       r += stride)
-    lengths[r] = static_cast<K>(row_ptr[r + 1] - row_ptr[r]);
-}
-
-int bit_width(unsigned long long v) {
-  int bits = 0;
-  while (v) {
-    ++bits;
-    v >>= 1;
+       r += stride) {
+    const auto len = static_cast<unsigned long long>(row_ptr[r + 1] - row_ptr[r]);
+    if (len < kShortLengths) {
+      atomicAdd(&bins[len], 1u);
+    } else {
+      const unsigned long long slot = atomicAdd(&counts->long_rows, 1ull);
+      if (slot < long_capacity) long_lengths[slot] = len;  // capacity is a proven bound
+    }
   }
-  return bits;
+  __syncthreads();
+  for (int b = threadIdx.x; b < kShortLengths; b += blockDim.x)
+    if (bins[b] != 0) atomicAdd(&counts->histogram[b], static_cast<unsigned long long>(bins[b]));
 }
 
-std::size_t align_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
-
-// Sorts the lengths (in keys.Current()) and sums over them; K is the row-length type.
-template <class K>
-RowLengthStats stats_of_lengths(cub::DoubleBuffer<K>& keys, void* temp, std::size_t temp_bytes,
-                                LengthSums* d_sums, std::int64_t rows, std::int64_t cols,
-                                int end_bit, cudaStream_t stream) {
-  const thrust::counting_iterator<std::int64_t> ranks(0);
-  const LengthSums init{0, 0, std::numeric_limits<unsigned long long>::max(), 0, 0.0, 0.0};
-  if (end_bit > 0)
-    HOLA_CUDA_CHECK(
-        cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys, rows, 0, end_bit, stream));
-  HOLA_CUDA_CHECK(
-      cub::DeviceReduce::TransformReduce(temp, temp_bytes, ranks, d_sums, rows, CombineSums{},
-                                         RankContribution<K>{keys.Current(), rows}, init, stream));
-  LengthSums sums{};
-  HOLA_CUDA_CHECK(
-      cudaMemcpyAsync(&sums, d_sums, sizeof(LengthSums), cudaMemcpyDeviceToHost, stream));
-  HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
-
-  RowLengthStats s;
-  s.rows = rows;
-  s.cols = cols;
-  s.nnz = static_cast<std::int64_t>(sums.nnz);
-  s.min_row = static_cast<std::int64_t>(sums.min_row);
-  s.max_row = static_cast<std::int64_t>(sums.max_row);
-  s.empty_rows = static_cast<std::int64_t>(sums.empty_rows);
-  const double n = static_cast<double>(rows), mean = static_cast<double>(s.nnz) / n;
-  const double variance = sums.sum_squares / n - mean * mean;
-  s.std_row = variance > 0 ? std::sqrt(variance) : 0.0;
-  s.gini = s.nnz > 0 ? sums.gini_weighted / (n * static_cast<double>(s.nnz)) : 0.0;
-  return s;
-}
-
-// Scratch sizes for K, then the lengths pass over row_ptr and the rest.
-template <class O, class K>
-RowLengthStats stats_with(const O* row_ptr, std::int64_t rows, std::int64_t cols, std::int64_t nnz,
-                          cudaStream_t stream) {
-  // Only the sort needs to know how many bits a length can have: no length exceeds nnz.
-  const int end_bit = bit_width(static_cast<unsigned long long>(nnz > 0 ? nnz : 0));
-  std::size_t sort_bytes = 0, reduce_bytes = 0;
-  cub::DoubleBuffer<K> keys(nullptr, nullptr);
-  HOLA_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, keys, rows, 0,
-                                                 end_bit > 0 ? end_bit : 1, stream));
-  HOLA_CUDA_CHECK(cub::DeviceReduce::TransformReduce(
-      nullptr, reduce_bytes, thrust::counting_iterator<std::int64_t>(0),
-      static_cast<LengthSums*>(nullptr), rows, CombineSums{}, RankContribution<K>{nullptr, rows},
-      LengthSums{}, stream));
-  const std::size_t key_bytes = align_up(static_cast<std::size_t>(rows) * sizeof(K));
-  const std::size_t temp_bytes = align_up(sort_bytes > reduce_bytes ? sort_bytes : reduce_bytes);
-  cuda::StreamScratch scratch(2 * key_bytes + temp_bytes + sizeof(LengthSums), stream);
-  char* base = scratch.as<char>();
-  keys = cub::DoubleBuffer<K>(reinterpret_cast<K*>(base), reinterpret_cast<K*>(base + key_bytes));
-  auto* d_sums = reinterpret_cast<LengthSums*>(base + 2 * key_bytes + temp_bytes);
-
-  const int threads = 256;
-  const std::int64_t blocks_needed = (rows + threads - 1) / threads;
-  const int blocks = static_cast<int>(blocks_needed < 65536 ? blocks_needed : 65536);
-  row_lengths_kernel<<<blocks, threads, 0, stream>>>(row_ptr, rows, keys.Current());
-  HOLA_CUDA_CHECK_LAUNCH("row_lengths_kernel");
-  return stats_of_lengths(keys, base + 2 * key_bytes, temp_bytes, d_sums, rows, cols, end_bit,
-                          stream);
+// The lengths in increasing order as (length, count) runs.
+std::vector<std::pair<std::int64_t, std::int64_t>> length_runs(
+    const Counts& counts, const std::vector<unsigned long long>& sorted_long) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> runs;
+  for (int v = 0; v < kShortLengths; ++v)
+    if (counts.histogram[v] != 0)
+      runs.emplace_back(v, static_cast<std::int64_t>(counts.histogram[v]));
+  for (std::size_t i = 0; i < sorted_long.size();) {
+    std::size_t j = i;
+    while (j < sorted_long.size() && sorted_long[j] == sorted_long[i]) ++j;
+    runs.emplace_back(static_cast<std::int64_t>(sorted_long[i]), static_cast<std::int64_t>(j - i));
+    i = j;
+  }
+  return runs;
 }
 
 }  // namespace
@@ -138,15 +71,57 @@ RowLengthStats stats_with(const O* row_ptr, std::int64_t rows, std::int64_t cols
 template <class O>
 RowLengthStats device_row_length_stats(const O* row_ptr, std::int64_t rows, std::int64_t cols,
                                        std::int64_t nnz, void* stream) {
-  if (rows <= 0) {
-    RowLengthStats s;
-    s.cols = cols;
-    return s;
+  RowLengthStats s;
+  s.rows = rows > 0 ? rows : 0;
+  s.cols = cols;
+  if (rows <= 0) return s;
+  const cudaStream_t st = cuda::as_stream(stream);
+  // Rows of kShortLengths or more nonzeros: no more than nnz / kShortLengths of them.
+  const auto long_capacity = static_cast<unsigned long long>(nnz > 0 ? nnz : 0) / kShortLengths + 1;
+  cuda::StreamScratch scratch(sizeof(Counts) + long_capacity * sizeof(unsigned long long), st);
+  auto* d_counts = scratch.as<Counts>();
+  auto* d_long = reinterpret_cast<unsigned long long*>(d_counts + 1);
+  HOLA_CUDA_CHECK(cudaMemsetAsync(d_counts, 0, sizeof(Counts), st));
+  const auto& info = cuda::current_device_info();
+  const std::int64_t blocks_needed = (rows + kThreads - 1) / kThreads;
+  const std::int64_t blocks_max = 2LL * (info.sm_count > 0 ? info.sm_count : 1);
+  const int blocks = static_cast<int>(std::min(blocks_needed, blocks_max));
+  length_histogram_kernel<<<blocks, kThreads, 0, st>>>(row_ptr, rows, d_counts, d_long,
+                                                       long_capacity);
+  HOLA_CUDA_CHECK_LAUNCH("length_histogram_kernel");
+  Counts counts;
+  HOLA_CUDA_CHECK(cudaMemcpyAsync(&counts, d_counts, sizeof(Counts), cudaMemcpyDeviceToHost, st));
+  HOLA_CUDA_CHECK(cudaStreamSynchronize(st));
+  std::vector<unsigned long long> sorted_long(
+      static_cast<std::size_t>(std::min(counts.long_rows, long_capacity)));
+  if (!sorted_long.empty()) {
+    HOLA_CUDA_CHECK(cudaMemcpyAsync(sorted_long.data(), d_long,
+                                    sorted_long.size() * sizeof(unsigned long long),
+                                    cudaMemcpyDeviceToHost, st));
+    HOLA_CUDA_CHECK(cudaStreamSynchronize(st));
+    std::sort(sorted_long.begin(), sorted_long.end());
   }
-  const cudaStream_t s = cuda::as_stream(stream);
-  if (static_cast<unsigned long long>(nnz) <= std::numeric_limits<std::uint32_t>::max())
-    return stats_with<O, std::uint32_t>(row_ptr, rows, cols, nnz, s);
-  return stats_with<O, std::uint64_t>(row_ptr, rows, cols, nnz, s);
+
+  // Counts first, then the sums about the mean (as the CPU version, in long double).
+  const auto runs = length_runs(counts, sorted_long);
+  s.min_row = runs.front().first;  // rows > 0: at least one run
+  s.max_row = runs.back().first;
+  for (const auto& [len, c] : runs) {
+    s.nnz += len * c;
+    if (len == 0) s.empty_rows = c;
+  }
+  const long double n = static_cast<long double>(rows);
+  const long double mean = static_cast<long double>(s.nnz) / n;
+  long double weighted = 0, squares = 0;
+  std::int64_t first = 0;
+  for (const auto& [len, c] : runs) {
+    const long double x = static_cast<long double>(len), cl = static_cast<long double>(c);
+    weighted += x * cl * (2.0L * static_cast<long double>(first) + cl - n);
+    squares += cl * (x - mean) * (x - mean);
+    first += c;
+  }
+  detail::set_std_and_gini(squares, weighted, s);
+  return s;
 }
 
 template RowLengthStats device_row_length_stats<std::int32_t>(const std::int32_t*, std::int64_t,

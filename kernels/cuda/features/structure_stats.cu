@@ -1,6 +1,7 @@
 // gpu::device_structure_stats: the selector's column-structure features from device CSR arrays
 // (features.hpp has the definitions and the CPU version they must equal).
 #include <thrust/iterator/counting_iterator.h>
+#include <cub/block/block_reduce.cuh>
 #include <cub/device/device_reduce.cuh>
 
 #include <cstdint>
@@ -49,39 +50,84 @@ struct GroupSlots {
   }
 };
 
-// Nonzero j -> its row (binary search: the row r with row_ptr[r] <= j < row_ptr[r + 1]) and
-// the comparisons with the previous nonzero of the row and with the row above.
-template <class I, class O>
-struct NonzeroLocality {
-  const O* row_ptr;
-  const I* col_idx;
-  std::int64_t rows;
-  __host__ __device__ StructureSums operator()(std::int64_t j) const {
-    std::int64_t lo = 0, hi = rows;  // row_ptr[lo] <= j < row_ptr[hi]
-    while (hi - lo > 1) {
-      const std::int64_t mid = lo + (hi - lo) / 2;
-      if (static_cast<std::int64_t>(row_ptr[mid]) <= j)
-        lo = mid;
-      else
-        hi = mid;
-    }
-    const std::int64_t begin = static_cast<std::int64_t>(row_ptr[lo]);
-    const std::int64_t c = static_cast<std::int64_t>(col_idx[j]);
-    StructureSums s{0, 0, 0, 0};
-    if (j > begin)
-      s.row_near = detail::columns_within(c, static_cast<std::int64_t>(col_idx[j - 1]),
-                                          StructureStats::kNearColumns);
-    if (lo > 0) {
-      const std::int64_t above = static_cast<std::int64_t>(row_ptr[lo - 1]);
-      if (j - begin < begin - above) {
-        const std::int64_t a = static_cast<std::int64_t>(col_idx[above + (j - begin)]);
-        s.neighbor_near = detail::columns_within(c, a, StructureStats::kNearColumns);
-        s.neighbor_mid = detail::columns_within(c, a, StructureStats::kMidColumns);
-      }
-    }
-    return s;
+// The comparisons of nonzero j (in row r, which starts at `begin`; row r - 1 starts at
+// `above`) with the previous nonzero of its row and with the same position of the row above.
+template <class I>
+__device__ void add_locality(const I* __restrict__ col_idx, std::int64_t j, std::int64_t r,
+                             std::int64_t begin, std::int64_t above, StructureSums& s) {
+  const std::int64_t c = static_cast<std::int64_t>(col_idx[j]);
+  if (j > begin)
+    s.row_near += detail::columns_within(c, static_cast<std::int64_t>(col_idx[j - 1]),
+                                         StructureStats::kNearColumns);
+  if (r > 0 && j - begin < begin - above) {
+    const std::int64_t a = static_cast<std::int64_t>(col_idx[above + (j - begin)]);
+    s.neighbor_near += detail::columns_within(c, a, StructureStats::kNearColumns);
+    s.neighbor_mid += detail::columns_within(c, a, StructureStats::kMidColumns);
   }
-};
+}
+
+// The row holding nonzero j among rows [lo, rows): the last r with row_ptr[r] <= j (empty rows
+// share their offset with the next row, so the last one is the row that holds j).
+template <class O>
+__device__ std::int64_t row_of(const O* __restrict__ row_ptr, std::int64_t lo, std::int64_t rows,
+                               std::int64_t j) {
+  std::int64_t hi = rows;  // row_ptr[lo] <= j < row_ptr[hi]
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (static_cast<std::int64_t>(row_ptr[mid]) <= j)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+constexpr int kLocalityThreads = 256;
+constexpr int kNonzerosPerThread = 16;
+
+// Each thread takes kNonzerosPerThread consecutive nonzeros: one binary search for the row of
+// the first, then the row advances as the nonzeros cross row ends (the next row is tried first,
+// a search only past empty rows). One search per nonzero made this pass the most expensive
+// part of `auto`'s setup.
+template <class I, class O>
+__global__ void __launch_bounds__(kLocalityThreads)
+    locality_kernel(const O* __restrict__ row_ptr, const I* __restrict__ col_idx, std::int64_t rows,
+                    std::int64_t nnz, StructureSums* out) {
+  StructureSums mine{0, 0, 0, 0};
+  const std::int64_t chunks = (nnz + kNonzerosPerThread - 1) / kNonzerosPerThread;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t chunk = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       chunk < chunks; chunk += stride) {
+    std::int64_t j = chunk * kNonzerosPerThread;
+    const std::int64_t last = j + kNonzerosPerThread < nnz ? j + kNonzerosPerThread : nnz;
+    std::int64_t r = row_of(row_ptr, 0, rows, j);
+    std::int64_t begin = static_cast<std::int64_t>(row_ptr[r]);
+    std::int64_t end = static_cast<std::int64_t>(row_ptr[r + 1]);
+    std::int64_t above = r > 0 ? static_cast<std::int64_t>(row_ptr[r - 1]) : 0;
+    for (; j < last; ++j) {
+      if (j >= end) {
+        // j == end: row r + 1 holds it unless empty rows follow.
+        r = static_cast<std::int64_t>(row_ptr[r + 2]) > j ? r + 1 : row_of(row_ptr, r + 1, rows, j);
+        above = static_cast<std::int64_t>(row_ptr[r - 1]);
+        begin = static_cast<std::int64_t>(row_ptr[r]);
+        end = static_cast<std::int64_t>(row_ptr[r + 1]);
+      }
+      add_locality(col_idx, j, r, begin, above, mine);
+    }
+  }
+  using Reduce = cub::BlockReduce<unsigned long long, kLocalityThreads>;
+  __shared__ typename Reduce::TempStorage temp;
+  const unsigned long long near_sum = Reduce(temp).Sum(mine.row_near);
+  __syncthreads();
+  const unsigned long long neighbor_near_sum = Reduce(temp).Sum(mine.neighbor_near);
+  __syncthreads();
+  const unsigned long long neighbor_mid_sum = Reduce(temp).Sum(mine.neighbor_mid);
+  if (threadIdx.x == 0) {
+    atomicAdd(&out->row_near, near_sum);
+    atomicAdd(&out->neighbor_near, neighbor_near_sum);
+    atomicAdd(&out->neighbor_mid, neighbor_mid_sum);
+  }
+}
 
 }  // namespace
 
@@ -96,18 +142,12 @@ StructureStats device_structure_stats(const O* row_ptr, const I* col_idx, std::i
   const thrust::counting_iterator<std::int64_t> items(0);
   const StructureSums zero{0, 0, 0, 0};
   const GroupSlots<O> per_group{row_ptr, rows};
-  const NonzeroLocality<I, O> per_nonzero{row_ptr, col_idx, rows};
 
-  std::size_t group_bytes = 0, nonzero_bytes = 0;
+  std::size_t group_bytes = 0;
   HOLA_CUDA_CHECK(cub::DeviceReduce::TransformReduce(nullptr, group_bytes, items,
                                                      static_cast<StructureSums*>(nullptr), groups,
                                                      AddSums{}, per_group, zero, s));
-  if (nnz > 0)
-    HOLA_CUDA_CHECK(cub::DeviceReduce::TransformReduce(nullptr, nonzero_bytes, items,
-                                                       static_cast<StructureSums*>(nullptr), nnz,
-                                                       AddSums{}, per_nonzero, zero, s));
-  const std::size_t temp_bytes =
-      ((group_bytes > nonzero_bytes ? group_bytes : nonzero_bytes) + 255) / 256 * 256;
+  const std::size_t temp_bytes = (group_bytes + 255) / 256 * 256;
   cuda::StreamScratch scratch(temp_bytes + 2 * sizeof(StructureSums), s);
   char* temp = scratch.as<char>();
   auto* d_sums = reinterpret_cast<StructureSums*>(temp + temp_bytes);
@@ -116,9 +156,15 @@ StructureStats device_structure_stats(const O* row_ptr, const I* col_idx, std::i
                                                      per_group, zero, s));
   StructureSums sums[2] = {zero, zero};
   if (nnz > 0) {
-    bytes = temp_bytes;
-    HOLA_CUDA_CHECK(cub::DeviceReduce::TransformReduce(temp, bytes, items, d_sums + 1, nnz,
-                                                       AddSums{}, per_nonzero, zero, s));
+    HOLA_CUDA_CHECK(cudaMemsetAsync(d_sums + 1, 0, sizeof(StructureSums), s));
+    const auto& info = cuda::current_device_info();
+    const std::int64_t chunks = (nnz + kNonzerosPerThread - 1) / kNonzerosPerThread;
+    const std::int64_t blocks_needed = (chunks + kLocalityThreads - 1) / kLocalityThreads;
+    const std::int64_t blocks_max = 8LL * (info.sm_count > 0 ? info.sm_count : 1);
+    const int blocks = static_cast<int>(blocks_needed < blocks_max ? blocks_needed : blocks_max);
+    locality_kernel<I, O>
+        <<<blocks, kLocalityThreads, 0, s>>>(row_ptr, col_idx, rows, nnz, d_sums + 1);
+    HOLA_CUDA_CHECK_LAUNCH("locality_kernel");
   }
   HOLA_CUDA_CHECK(cudaMemcpyAsync(sums, d_sums, (nnz > 0 ? 2 : 1) * sizeof(StructureSums),
                                   cudaMemcpyDeviceToHost, s));
