@@ -16,6 +16,7 @@
 #include <memory>
 #include <thread>
 
+#include "../run_info.hpp"
 #include "bench.hpp"
 #include "hola/error.hpp"
 #include "hola/gpu_kernels.hpp"
@@ -151,7 +152,8 @@ int main(int argc, char** argv) {
                  "write results to this file: CSV when it ends in .csv, else JSON");
   app.add_option("--json", json_path, "write results as JSON");
   app.add_option("--csv", csv_path, "write results as CSV");
-  app.add_option("--commit", commit, "git commit recorded in the results");
+  app.add_option("--commit", commit,
+                 "git commit recorded in the results (default: $HOLA_COMMIT, else git rev-parse)");
   app.add_flag("--no-check", no_check, "skip the comparison with the reference");
   app.add_option("--setup-reps", settings.setup_reps,
                  "also time this many fresh setups per kernel (median reported as setup_ms)")
@@ -174,6 +176,7 @@ int main(int argc, char** argv) {
                "docs/kernels.md");
   CLI11_PARSE(app, argc, argv);
   settings.check = !no_check;
+  if (commit.empty()) commit = hola::demo::commit_id();
   settings.auto_compress = !no_compress;
   if (!output_path.empty()) {
     const bool csv =
@@ -336,10 +339,14 @@ int main(int argc, char** argv) {
                               r.setup_ms, st.analyze_ms, st.choose_ms, st.prepare_ms);
               else if (r.setup_ms > 0)
                 std::snprintf(setup, sizeof setup, "setup %.3f ms; ", r.setup_ms);
-              std::printf("%-16s %-6s %-2s %-22s %10lld %10.4f %7.1f%% %7.2fx %s%s\n",
-                          r.matrix.c_str(), r.precision.c_str(), r.op.c_str(), r.kernel.c_str(),
-                          static_cast<long long>(r.nnz), r.time_ms, r.pct_floor,
-                          r.speedup_vs_cusparse, setup, r.note.c_str());
+              // No cuSPARSE time in runs without a GPU: a dash, not 0.00x.
+              char versus[32] = "       -";
+              if (r.speedup_vs_cusparse > 0)
+                std::snprintf(versus, sizeof versus, "%7.2fx", r.speedup_vs_cusparse);
+              std::printf("%-16s %-6s %-2s %-22s %10lld %10.4f %7.1f%% %s %s%s\n", r.matrix.c_str(),
+                          r.precision.c_str(), r.op.c_str(), r.kernel.c_str(),
+                          static_cast<long long>(r.nnz), r.time_ms, r.pct_floor, versus, setup,
+                          r.note.c_str());
             }
             std::fflush(stdout);
             all.insert(all.end(), rows.begin(), rows.end());

@@ -6,7 +6,7 @@
 //
 //   mpiexec -n 4 hypre_krylov -n 48 --solver all
 //   mpiexec -n 2 hypre_krylov --matrix matrix.mtx --solver gmres --precond none
-//   hypre_krylov -n 100 --repeat 3 --json results.json
+//   hypre_krylov -n 100 --repeat 3 --output results.json
 #include <HYPRE.h>
 #include <HYPRE_parcsr_ls.h>
 #include <mpi.h>
@@ -280,7 +280,7 @@ int main(int argc, char** argv) {
                  "solves per solver and matvec (native and Hola alternate); the fastest is "
                  "reported")
       ->check(CLI::Range(1, 100));
-  app.add_option("--json", o.json, "also write the results to this JSON file (rank 0)");
+  app.add_option("-o,--output,--json", o.json, "also write the results to this JSON file (rank 0)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

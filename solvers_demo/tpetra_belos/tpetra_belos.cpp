@@ -25,11 +25,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "hola/matrix_market.hpp"
 #include "hola/tpetra_operator.hpp"
+#include "run_info.hpp"
 #include "tpetra_problems.hpp"
 
 namespace {
@@ -50,6 +53,8 @@ struct Settings {
   bool deterministic = false;
   int repeat = 50;
   bool check = false;
+  std::string output;   // JSON results (process 0)
+  std::string command;  // recorded in the JSON
 };
 
 // How many iterations the HolaOperator solve may differ from the CrsMatrix one under --check.
@@ -230,11 +235,28 @@ int run(const Settings& s, const comm_ptr& comm) {
                 s.prec.c_str());
     std::printf("Hola kernel: %s (%s)\n", H->kernelName().c_str(), H->selectionReason().c_str());
   }
+  nlohmann::json results;
+  if (root && !s.output.empty())
+    results = {{"commit", hola::demo::commit_id()},
+               {"device", "host (Tpetra Serial node, Hola's CPU kernels)"},
+               {"command", s.command},
+               {"problem", s.matrix.empty() ? "poisson3d:n=" + std::to_string(s.n) : s.matrix},
+               {"rows", A->getGlobalNumRows()},
+               {"entries", A->getGlobalNumEntries()},
+               {"processes", comm->getSize()},
+               {"preconditioner", s.prec},
+               {"tolerance", s.tol},
+               {"kernel", H->kernelName()},
+               {"solves", nlohmann::json::array()}};
   const double tNative = productSeconds(*A, *A, s.repeat, comm);
   const double tHola = productSeconds(*H, *A, s.repeat, comm);
   if (root)
     std::printf("one product y = A x (mean of %d): CrsMatrix %.4f ms, HolaOperator %.4f ms\n\n",
                 s.repeat, 1e3 * tNative, 1e3 * tHola);
+  if (!results.is_null()) {
+    results["product_ms"] = {{"CrsMatrix", 1e3 * tNative}, {"HolaOperator", 1e3 * tHola}};
+    results["product_repeat"] = s.repeat;
+  }
 
   if (root)
     std::printf("%-9s %4s %-13s %6s %9s %12s %10s\n", "solver", "rhs", "operator", "iters",
@@ -256,6 +278,14 @@ int run(const Settings& s, const comm_ptr& comm) {
       if (root)
         std::printf("%-9s %4zu %-13s %6d %9s %12.3e %10.4f\n", name.c_str(), nrhs, label,
                     r.iterations, r.converged ? "yes" : "no", r.residual, r.seconds);
+      if (!results.is_null())
+        results["solves"].push_back({{"solver", name},
+                                     {"rhs", nrhs},
+                                     {"operator", label},
+                                     {"iterations", r.iterations},
+                                     {"converged", r.converged},
+                                     {"relative_residual", r.residual},
+                                     {"seconds", r.seconds}});
     }
     const int allowed = allowed_difference(name, std::max(native.iterations, hola.iterations));
     const int diff = std::abs(native.iterations - hola.iterations);
@@ -271,6 +301,14 @@ int run(const Settings& s, const comm_ptr& comm) {
                                : "iteration counts differ beyond the tolerance between CrsMatrix "
                                  "and HolaOperator");
     if (!allConverged) std::printf("some solves did not converge\n");
+  }
+  if (!results.is_null()) {
+    results["iteration_counts_agree"] = same;
+    results["all_converged"] = allConverged;
+    std::ofstream f(s.output);
+    if (!(f << results.dump(2) << '\n'))
+      throw std::runtime_error("cannot write '" + s.output + "'");
+    std::printf("results written to %s\n", s.output.c_str());
   }
   return s.check && (!same || !allConverged) ? 1 : 0;
 }
@@ -297,12 +335,14 @@ void addOptions(CLI::App& app, Settings& s) {
   app.add_flag("--check,!--no-check", s.check,
                "exit with 1 unless every solve converged and the iteration counts agree within "
                "the tolerance (BiCGSTAB 10 %, the others 2 %)");
+  app.add_option("-o,--output", s.output, "write the results to this JSON file (process 0)");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   Settings s;
+  s.command = hola::demo::command_line(argc, argv);
   return tpetra_main(
       argc, argv, "tpetra_belos",
       "tpetra_belos: Belos solvers with Tpetra's CrsMatrix and with Hola's HolaOperator as the "
