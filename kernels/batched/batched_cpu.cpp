@@ -323,8 +323,10 @@ Plan choose_plan(const Features& f, Format format, std::size_t value_bytes, Kern
   } else if (format == Format::ell) {
     p.kernel = Kernel::ell;
   } else {
-    p.kernel =
-        (f.mean_row_nnz() >= 8.0 || f.max_row_nnz >= 32) ? Kernel::csr_vector : Kernel::csr_scalar;
+    // Measured on an H200 (bench/results/2026-11-26-h200-batched-bench-*.json): a thread per row
+    // beat a warp per row on every batch there, rows of up to 32 entries (mean up to 16)
+    // included; a warp per row is kept for longer rows, which that sweep did not cover.
+    p.kernel = f.mean_row_nnz() >= 32.0 ? Kernel::csr_vector : Kernel::csr_scalar;
   }
   if (p.kernel == Kernel::csr_vector) {
     // One warp per row: as many warps as rows of the largest matrix, 1..8 warps.
@@ -334,7 +336,11 @@ Plan choose_plan(const Features& f, Format format, std::size_t value_bytes, Kern
   }
   const std::size_t stage_bytes = static_cast<std::size_t>(p.matrices_per_block()) *
                                   static_cast<std::size_t>(f.max_cols) * value_bytes;
-  p.stage_x = f.max_cols > 0 && stage_bytes <= kStageBytesLimit;
+  // Staging x in shared memory cost more than it saved for the thread-per-row, COO and ELL
+  // kernels in that sweep (0.92 against 0.97 of the best plan, geometric mean over 56
+  // batches); the kernels that share a row between threads keep it.
+  const bool shares_rows = p.kernel == Kernel::csr_vector || p.kernel == Kernel::csr_smart;
+  p.stage_x = shares_rows && f.max_cols > 0 && stage_bytes <= kStageBytesLimit;
   p.stage_cols = p.stage_x ? f.max_cols : 0;
   return p;
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -95,29 +96,30 @@ inline Matrix random_spd(std::int64_t n, std::mt19937_64& rng) {
   return assemble(n, up, diag, rng);
 }
 
-// count systems of sizes about [min_size, max_size], a third of each kind.
+// count systems of sizes about [min_size, max_size], a third of each kind. Built in parallel
+// (OpenMP), each system from its own random stream, so the systems do not depend on the thread
+// count.
 inline std::vector<Matrix> make_systems(std::int64_t count, std::int64_t min_size,
                                         std::int64_t max_size, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<std::int64_t> size(min_size, max_size);
-  std::vector<Matrix> out;
-  out.reserve(static_cast<std::size_t>(count));
+  std::vector<Matrix> out(static_cast<std::size_t>(count));
+#pragma omp parallel for schedule(dynamic, 64)
   for (std::int64_t s = 0; s < count; ++s) {
-    const std::int64_t n = size(rng);
+    std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(s) + 1);
+    const std::int64_t n = std::uniform_int_distribution<std::int64_t>(min_size, max_size)(rng);
     switch (s % 3) {
       case 0:
-        out.push_back(stencil_1d(n, rng));
+        out[s] = stencil_1d(n, rng);
         break;
       case 1: {
         const std::int64_t side =
             std::max<std::int64_t>(1, static_cast<std::int64_t>(std::sqrt(static_cast<double>(n))));
         const std::int64_t nx = std::uniform_int_distribution<std::int64_t>(
             std::max<std::int64_t>(1, side / 2), side)(rng);
-        out.push_back(stencil_2d(nx, std::max<std::int64_t>(1, n / nx), rng));
+        out[s] = stencil_2d(nx, std::max<std::int64_t>(1, n / nx), rng);
         break;
       }
       default:
-        out.push_back(random_spd(n, rng));
+        out[s] = random_spd(n, rng);
     }
   }
   return out;
@@ -147,7 +149,9 @@ struct SolveStats {
   std::vector<int> iterations;  // per system
   std::vector<char> converged;  // per system
   int sweeps = 0;               // batched SpMV calls
-  double seconds = 0;
+  double seconds = 0;           // wall time of the whole call (setup + solve + results back)
+  double setup_seconds = 0;     // batch layout, operator (validation), GPU: allocations, uploads
+  double solve_seconds = 0;     // the iterations only (GPU: first kernel to the last sync)
 };
 
 // Batched Jacobi-CG on the CPU (BatchedOperator, OpenMP) over `format`; x, b concatenated.
@@ -162,6 +166,8 @@ SolveStats solve_cpu(const std::vector<Matrix>& systems, batched::Format format,
 SolveStats solve_gpu(const std::vector<Matrix>& systems, batched::Format format,
                      const std::vector<double>& b, std::vector<double>& x, double tol, int max_iter,
                      int check_every);
+// The GPU's name and SM count ("unknown" when it cannot be read).
+std::string gpu_name();
 #endif
 
 }  // namespace hola::batched_cg

@@ -1,7 +1,8 @@
 // Batched Jacobi-CG on the GPU: per iteration one batched SpMV (BatchedOperator, device batch)
 // and one fused update kernel with one block per system (dot products, x / r / z / p updates,
 // per-system convergence state). Convergence flags come to the host every check_every
-// iterations. NOT YET RUN ON A GPU: written and compiled without access to one.
+// iterations. Reviewed for issue 18 (launch shapes, barriers under uniform control flow, state
+// written by thread 0 after every thread has read it); not yet run on a GPU.
 #include <cuda_runtime.h>
 
 #include <chrono>
@@ -139,6 +140,14 @@ __global__ __launch_bounds__(kThreads) void update_kernel(const std::int64_t* of
 
 }  // namespace
 
+std::string gpu_name() {
+  int dev = 0;
+  cudaDeviceProp p{};
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess)
+    return "unknown";
+  return std::string(p.name) + " (" + std::to_string(p.multiProcessorCount) + " SMs)";
+}
+
 SolveStats solve_gpu(const std::vector<Matrix>& systems, batched::Format format,
                      const std::vector<double>& b, std::vector<double>& x, double tol, int max_iter,
                      int check_every) {
@@ -167,6 +176,9 @@ SolveStats solve_gpu(const std::vector<Matrix>& systems, batched::Format format,
   cudaStream_t stream = nullptr;
   HOLA_CG_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   SolveStats st;
+  // Setup ends with the uploads done; the solve ends at the last synchronisation.
+  HOLA_CG_CUDA(cudaDeviceSynchronize());
+  const auto t_solve = std::chrono::steady_clock::now();
   try {
     init_kernel<<<static_cast<unsigned>(S), kThreads, 0, stream>>>(
         d_off.get(), d_b.get(), d_dinv.get(), d_x.get(), d_r.get(), d_z.get(), d_p.get(),
@@ -190,6 +202,8 @@ SolveStats solve_gpu(const std::vector<Matrix>& systems, batched::Format format,
       }
     }
     HOLA_CG_CUDA(cudaStreamSynchronize(stream));
+    st.solve_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_solve).count();
   } catch (...) {
     cudaStreamDestroy(stream);
     throw;
@@ -200,6 +214,7 @@ SolveStats solve_gpu(const std::vector<Matrix>& systems, batched::Format format,
   const std::vector<int> state = d_state.download();
   st.converged.resize(state.size());
   for (std::size_t s = 0; s < state.size(); ++s) st.converged[s] = state[s] == kConverged;
+  st.setup_seconds = std::chrono::duration<double>(t_solve - t0).count();
   st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return st;
 }

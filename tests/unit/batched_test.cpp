@@ -574,15 +574,20 @@ TEST(BatchedPlan, RuleFollowsFeatures) {
   EXPECT_EQ(p.kernel, Kernel::csr_scalar);
   EXPECT_EQ(p.group_threads, 32);
   EXPECT_EQ(p.matrices_per_block(), 8);
-  EXPECT_TRUE(p.stage_x);
-  EXPECT_EQ(p.stage_cols, 20);
+  EXPECT_FALSE(p.stage_x);  // a thread per row reads x from global memory (measured)
+  EXPECT_EQ(p.stage_cols, 0);
 
-  f.total_nnz = 1000 * 20 * 16;  // mean row length 16: a warp per row
-  f.max_row_nnz = 20;
+  f.total_nnz = 1000 * 20 * 16;  // mean row length 16: still a thread per row
+  f.max_row_nnz = 32;
+  EXPECT_EQ(choose_plan(f, Format::csr, sizeof(double)).kernel, Kernel::csr_scalar);
+  f.total_nnz = 1000 * 20 * 40;  // mean row length 40: a warp per row, x staged
+  f.max_row_nnz = 64;
   p = choose_plan(f, Format::csr_shared, sizeof(float));
   EXPECT_EQ(p.kernel, Kernel::csr_vector);
   EXPECT_EQ(p.group_threads, 256);  // 20 rows: as many warps as possible (8)
   EXPECT_EQ(p.matrices_per_block(), 1);
+  EXPECT_TRUE(p.stage_x);
+  EXPECT_EQ(p.stage_cols, 20);
 
   f.max_rows = 100;
   f.max_cols = 10000;  // x too large to stage
