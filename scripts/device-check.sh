@@ -31,6 +31,11 @@
 #   tpetra    scripts/device-tpetra.sh: Trilinos 13.2 (Kokkos, Tpetra, Belos, Ifpack2) with CUDA
 #             from .carry/trilinos-src.tar.xz into build-trilinos/ (resumable), Hola's Tpetra targets
 #   selector  scripts/selector-device.sh: the kernel-selector corpus, training and evaluation
+#   batched   scripts/device-batched.sh: hola-batched-bench (Hola's plans and auto against looped
+#             and block-diagonal cuSPARSE and the CPU) and hola-batched-cg at 10^5 systems
+#   graph     scripts/device-graph.sh: GPU BFS / PageRank tests, hola-bfs (GTEPS against a dense
+#             cuSPARSE SpMV per level and SuiteSparse:GraphBLAS) and hola-pagerank
+#   spmspv    scripts/device-spmspv.sh: the SpMSpV density sweep and the per-call tree trained on it
 # Logs and result files are written to LOGS (default ./device-out); when OUT is set (the device
 # tool), everything is also packed into $OUT/device-check.tgz and the summary copied to $OUT.
 # Environment: HOLA_MATRICES_DIR (real test matrices; default ./.carry/matrices, ../matrices,
@@ -272,6 +277,28 @@ if want hypre; then
   OUT="$LOGS" bash scripts/device-hypre.sh >> "$LOGS/hypre.log" 2>&1
   stage_result hypre $? "INCOMPLETE (time budget): run the hypre stage again"
   tail -30 "$LOGS/hypre.log" | tee -a "$SUMMARY"
+fi
+
+# Issue 17 and 18 benchmarks, each script building its own targets in $BUILD (run `build` first).
+if want batched; then
+  stage_start
+  LOGS="$LOGS" HOLA_BUILD="$BUILD" bash scripts/device-batched.sh >> "$LOGS/batched.log" 2>&1
+  stage_result batched $?
+  tail -30 "$LOGS/batched-summary.txt" 2>/dev/null | tee -a "$SUMMARY"
+fi
+
+if want graph; then
+  stage_start
+  LOGS="$LOGS" HOLA_BUILD="$BUILD" bash scripts/device-graph.sh >> "$LOGS/graph.log" 2>&1
+  stage_result graph $?
+  grep -E "GTEPS|per iteration|FAILED|PASSED|ratio" "$LOGS/graph.txt" 2>/dev/null | tail -40 | tee -a "$SUMMARY"
+fi
+
+if want spmspv; then
+  stage_start
+  LOGS="$LOGS" HOLA_BUILD="$BUILD" bash scripts/device-spmspv.sh >> "$LOGS/spmspv-stage.log" 2>&1
+  stage_result spmspv $?
+  tail -30 "$LOGS/spmspv.txt" 2>/dev/null | tee -a "$SUMMARY"
 fi
 
 if want selector; then

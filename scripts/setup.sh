@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build git pkg-config
   libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   python3 python3-matplotlib python3-numpy clang-format flake8 black
-  petsc-dev openmpi-bin trilinos-all-dev libptscotch-dev libhypre-dev
+  petsc-dev openmpi-bin trilinos-all-dev libptscotch-dev libhypre-dev libgraphblas-dev
 )
 
 missing=()

@@ -129,13 +129,18 @@ std::string check_bfs_parents(const CsrView<V, I, O>& A, std::int64_t root,
     std::int64_t l = level[u];
     for (auto it = path.rbegin(); it != path.rend(); ++it) level[*it] = ++l;
   }
+  // Tree edges in one pass over A: scanning the parent's row per vertex would cost
+  // O(n x degree) when a hub is the parent of most vertices (Kronecker graphs).
+  std::vector<char> has_tree_edge(static_cast<std::size_t>(n), 0);
+  for (std::int64_t u = 0; u < n; ++u)
+    for (O k = A.row_ptr[u]; k < A.row_ptr[u + 1]; ++k) {
+      const auto v = static_cast<std::int64_t>(A.col_idx[k]);
+      if (parent[v] == u) has_tree_edge[v] = 1;
+    }
   for (std::int64_t v = 0; v < n; ++v) {
     if (v == root || parent[v] == -1) continue;
     const std::int64_t p = parent[v];
-    bool edge = false;
-    for (O k = A.row_ptr[p]; k < A.row_ptr[p + 1] && !edge; ++k)
-      edge = static_cast<std::int64_t>(A.col_idx[k]) == v;
-    if (!edge) {
+    if (!has_tree_edge[v]) {
       msg << "vertex " << v << " has parent " << p << " but there is no edge " << p << " -> " << v;
       return msg.str();
     }

@@ -1,0 +1,163 @@
+// GPU graph algorithms (kernels/cuda/graph/, builds with HOLA_ENABLE_CUDA only): a
+// direction-optimizing BFS on a device-resident graph, BFS as one dense cuSPARSE SpMV per level
+// (the baseline), and the device side of PageRank (the matrix P = (D^-1 A)^T and one fused update
+// kernel per iteration; the SpMV itself is supplied by the caller, e.g. hola::Operator, which
+// lives in the plugin layer above kernels/). docs/spmspv.md, "GPU BFS and PageRank".
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hola/csr_view.hpp"
+
+namespace hola::graph::gpu {
+
+enum class Direction : int {
+  automatic = 0,  // Beamer's switch per level (alpha, beta below)
+  push = 1,       // top-down on every level: expand the frontier queue's out-edges
+  pull = 2,       // bottom-up on every level: unvisited vertices look for a frontier parent
+};
+
+inline const char* direction_name(Direction d) {
+  return d == Direction::push ? "push" : d == Direction::pull ? "pull" : "auto";
+}
+
+struct BfsOptions {
+  Direction direction = Direction::automatic;
+  // The pattern of A is symmetric (an undirected graph): pull scans A's own rows. Otherwise
+  // setup builds the transpose (in-edges) once on the host and keeps it on the device.
+  bool symmetric = false;
+  // push -> pull when the frontier's out-edges exceed (edges of unvisited vertices) / alpha;
+  // pull -> push when the frontier shrinks below n / beta vertices.
+  double alpha = 15.0;
+  double beta = 18.0;
+};
+
+// What one search found (the parents and levels stay on the device until download()).
+struct BfsStats {
+  std::int64_t root = -1;
+  std::int64_t reached = 0;  // vertices reached (root included)
+  std::int64_t edges = 0;    // stored entries in the rows of reached vertices
+  int depth = 0;             // levels after the root's
+  int push_levels = 0, pull_levels = 0;
+  std::string directions;  // one letter per level, 'P' push, 'B' bottom-up (pull)
+};
+
+#if defined(HOLA_ENABLE_CUDA)
+
+// Direction-optimizing BFS. setup() uploads the graph once (32-bit vertex ids and offsets when
+// they fit, else 64-bit) and allocates everything a search needs; search() allocates nothing and
+// synchronizes its stream once per level to read a 16-byte counter (frontier size and its
+// out-edges: the direction choice and the launch sizes need them). Device memory per vertex:
+// parent (index), level (int32), two queues with degrees, three bitmaps, a scan buffer.
+class Bfs {
+ public:
+  Bfs();
+  ~Bfs();
+  Bfs(const Bfs&) = delete;
+  Bfs& operator=(const Bfs&) = delete;
+
+  // A square, host memory, edge i -> j per stored a_ij (values ignored). Throws hola::error on a
+  // non-square or invalid matrix. Synchronizes the device.
+  template <class V, class I, class O>
+  void setup(const CsrView<V, I, O>& A, const BfsOptions& options = {});
+
+  // One BFS from `root`; returns when it is done (the stream is synchronized). Throws on a bad
+  // root. The direction may be overridden per call.
+  BfsStats search(std::int64_t root);
+  BfsStats search(std::int64_t root, Direction direction);
+
+  // The last search's parents (-1 unreached, parent[root] == root) and levels (-1 unreached):
+  // device -> host copies, outside any timed region.
+  void download(std::vector<std::int64_t>* parent, std::vector<std::int64_t>* level) const;
+
+  std::int64_t vertices() const;
+  std::int64_t stored_edges() const;
+  bool index32() const;  // 32-bit vertex ids on the device
+  std::size_t device_bytes() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// BFS as one dense SpMV per level (the baseline of issue 17): x = frontier indicator (float),
+// y = A^T x with cusparseSpMV (A^T as a CSR with values 1: A itself when symmetric), then one
+// small kernel: new frontier = (y != 0) and unvisited. Levels only (an SpMV carries no parent).
+// Per level: one SpMV, one kernel, one 4-byte counter read.
+class DenseSpmvBfs {
+ public:
+  DenseSpmvBfs();
+  ~DenseSpmvBfs();
+  DenseSpmvBfs(const DenseSpmvBfs&) = delete;
+  DenseSpmvBfs& operator=(const DenseSpmvBfs&) = delete;
+  template <class V, class I, class O>
+  void setup(const CsrView<V, I, O>& A, bool symmetric);
+  BfsStats search(std::int64_t root);  // edges / directions left empty (levels only)
+  void download_levels(std::vector<std::int64_t>* level) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+struct PageRankOptions {
+  double damping = 0.85;
+  double tolerance = 1e-9;  // stop when the L1 change of one iteration is below this
+  int max_iterations = 200;
+  int check_every = 1;  // read the change every k iterations (k > 1 may run up to k - 1 more)
+  std::vector<double> personalization;  // length n, >= 0, normalized here; empty: uniform
+};
+
+struct PageRankRun {
+  int iterations = 0;
+  double change = 0;   // L1 change of the last iteration checked
+  double seconds = 0;  // the iteration loop (host clock, ends synchronized)
+  double ms_per_iteration = 0;
+};
+
+// The device side of PageRank with the host pagerank's math (hola/spmspv_graph.hpp): r <- d (P r
+// + (dangling mass) p) + (1 - d) p with P = (D^-1 A)^T built once at setup (so the SpMV reads r
+// directly). Per iteration: the caller's SpMV y = P r, then one fused kernel writing r in place,
+// accumulating the L1 change and the next dangling mass (block reduction + atomics into a small
+// device struct that the kernel of the previous iteration cleared: no memset).
+template <class V, class I, class O>
+class PageRank {
+ public:
+  // y = P x on the stream (a cudaStream_t): no allocation, no synchronization.
+  using Spmv = std::function<void(const V* x, V* y, void* stream)>;
+
+  PageRank();
+  ~PageRank();
+  PageRank(const PageRank&) = delete;
+  PageRank& operator=(const PageRank&) = delete;
+
+  // A square, host memory. Builds P on the host (values 1 / out-degree of the source, duplicates
+  // summed as separate entries like the host pagerank), uploads it, the dangling flags and p.
+  void setup(const CsrView<V, I, O>& A, const PageRankOptions& options = {});
+  // P on the device (for the caller's SpMV setup).
+  const CsrView<V, I, O>& matrix() const;
+  void* stream() const;  // the cudaStream_t every call here runs on
+
+  PageRankRun run(const Spmv& spmv);
+  std::vector<double> download_rank() const;
+  // The device vectors run() uses: r (x of the SpMV) and y = P r (for timing the SpMV alone).
+  const V* rank_device() const;
+  V* product_device() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Median time in ms of `reps` runs of fn(stream) after `warmup` runs, CUDA events on `stream`.
+double time_on_stream(const std::function<void(void*)>& fn, void* stream, int warmup, int reps);
+// Name of the current CUDA device ("" when none).
+std::string device_name();
+
+#endif
+
+}  // namespace hola::graph::gpu

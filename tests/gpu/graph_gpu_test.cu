@@ -1,0 +1,313 @@
+// GPU BFS and PageRank (kernels/cuda/graph, hola/graph_gpu.hpp) against the host versions
+// (hola/spmspv_graph.hpp): BFS parents through the Graph500 check and levels equal to the host
+// BFS levels on R-MAT graphs, paths, stars, disconnected graphs and isolated roots, directed and
+// undirected, every direction mode, several value / index types; the dense cuSPARSE baseline's
+// levels; PageRank with and without personalization, with dangling vertices, float and double.
+// Exits 77 (skipped) without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hola/generators.hpp"
+#include "hola/graph_gpu.hpp"
+#include "hola/operator.hpp"
+#include "hola/spmspv_graph.hpp"
+#include "status_of.hpp"
+
+namespace hola::test {
+namespace {
+
+namespace gg = hola::graph::gpu;
+using gen::Csr64;
+
+// CSR of the edge list (i -> j), rows sorted, repeats kept once; `both`: add j -> i too.
+Csr64 from_edges(std::int64_t n, std::vector<std::pair<std::int64_t, std::int64_t>> e, bool both) {
+  if (both) {
+    const std::size_t m = e.size();
+    for (std::size_t k = 0; k < m; ++k) e.emplace_back(e[k].second, e[k].first);
+  }
+  std::sort(e.begin(), e.end());
+  e.erase(std::unique(e.begin(), e.end()), e.end());
+  Csr64 g;
+  g.rows = g.cols = n;
+  g.row_ptr.assign(static_cast<std::size_t>(n) + 1, 0);
+  for (const auto& [i, j] : e) {
+    ++g.row_ptr[i + 1];
+    g.col_idx.push_back(j);
+  }
+  for (std::int64_t r = 0; r < n; ++r) g.row_ptr[r + 1] += g.row_ptr[r];
+  g.values.assign(g.col_idx.size(), 1.0);
+  return g;
+}
+
+// Pattern of A + A^T without the diagonal.
+Csr64 symmetrized(const Csr64& a) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> e;
+  for (std::int64_t r = 0; r < a.rows; ++r)
+    for (auto k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+      if (a.col_idx[k] != r) e.emplace_back(r, a.col_idx[k]);
+  return from_edges(a.rows, e, true);
+}
+
+Csr64 path(std::int64_t n, bool both) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> e;
+  for (std::int64_t i = 0; i + 1 < n; ++i) e.emplace_back(i, i + 1);
+  return from_edges(n, e, both);
+}
+
+Csr64 star(std::int64_t n) {  // hub 0, undirected
+  std::vector<std::pair<std::int64_t, std::int64_t>> e;
+  for (std::int64_t i = 1; i < n; ++i) e.emplace_back(0, i);
+  return from_edges(n, e, true);
+}
+
+// Two R-MAT blocks with no edge between them, then isolated vertices.
+Csr64 disconnected(bool both) {
+  const Csr64 a = gen::rmat(9, 8, 3), b = gen::rmat(8, 8, 4);
+  std::vector<std::pair<std::int64_t, std::int64_t>> e;
+  for (std::int64_t r = 0; r < a.rows; ++r)
+    for (auto k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+      if (a.col_idx[k] != r) e.emplace_back(r, a.col_idx[k]);
+  for (std::int64_t r = 0; r < b.rows; ++r)
+    for (auto k = b.row_ptr[r]; k < b.row_ptr[r + 1]; ++k)
+      if (b.col_idx[k] != r) e.emplace_back(a.rows + r, a.rows + b.col_idx[k]);
+  return from_edges(a.rows + b.rows + 100, e, both);
+}
+
+struct NamedGraph {
+  std::string name;
+  Csr64 g;
+  bool symmetric;
+};
+
+std::vector<NamedGraph> graphs() {
+  std::vector<NamedGraph> v;
+  v.push_back({"rmat10_undirected", symmetrized(gen::rmat(10, 16, 1)), true});
+  v.push_back({"rmat12_undirected", symmetrized(gen::rmat(12, 16, 2)), true});
+  v.push_back({"rmat11_directed", gen::rmat(11, 8, 5), false});
+  v.push_back({"path_undirected", path(3000, true), true});
+  v.push_back({"path_directed", path(2000, false), false});
+  v.push_back({"star", star(5000), true});
+  v.push_back({"disconnected_undirected", disconnected(true), true});
+  v.push_back({"disconnected_directed", disconnected(false), false});
+  return v;
+}
+
+// Roots: vertex 0, the last vertex (isolated in `disconnected`), a few spread out.
+std::vector<std::int64_t> roots_of(const Csr64& g) {
+  std::vector<std::int64_t> r{0, g.rows - 1, g.rows / 2, g.rows / 3, 7 % g.rows};
+  std::sort(r.begin(), r.end());
+  r.erase(std::unique(r.begin(), r.end()), r.end());
+  return r;
+}
+
+template <class V, class I, class O>
+void check_bfs_all(const NamedGraph& ng, bool force_general) {
+  const auto m = ng.g.convert<V, I, O>();
+  const auto A = m.view();
+  for (const gg::Direction dir :
+       {gg::Direction::automatic, gg::Direction::push, gg::Direction::pull}) {
+    gg::BfsOptions opt;
+    opt.direction = dir;
+    opt.symmetric = ng.symmetric && !force_general;
+    gg::Bfs bfs;
+    bfs.setup(A, opt);
+    EXPECT_TRUE(bfs.index32());
+    for (const std::int64_t root : roots_of(ng.g)) {
+      SCOPED_TRACE(ng.name + " root " + std::to_string(root) + " direction " +
+                   gg::direction_name(dir) + (opt.symmetric ? " symmetric" : " general"));
+      const auto s = bfs.search(root);
+      std::vector<std::int64_t> parent, level;
+      bfs.download(&parent, &level);
+      EXPECT_EQ(spmspv::check_bfs_parents(A, root, parent), "");
+      spmspv::BfsOptions hopt;
+      hopt.direction = spmspv::BfsDirection::push;
+      const auto h = spmspv::bfs(A, root, hopt);
+      EXPECT_EQ(level, h.level);
+      EXPECT_EQ(s.reached, h.reached);
+      EXPECT_EQ(s.edges, h.edges);
+      EXPECT_EQ(s.depth, h.depth);
+      EXPECT_EQ(s.push_levels + s.pull_levels, static_cast<int>(s.directions.size()));
+      if (dir == gg::Direction::push) EXPECT_EQ(s.pull_levels, 0);
+      if (dir == gg::Direction::pull) EXPECT_EQ(s.push_levels, 0);
+    }
+  }
+}
+
+TEST(GraphGpuBfs, ParentsValidAndLevelsMatchHost) {
+  for (const auto& ng : graphs()) check_bfs_all<double, std::int32_t, std::int32_t>(ng, false);
+}
+
+TEST(GraphGpuBfs, GeneralPathOnSymmetricGraphs) {
+  // The transpose-building path on undirected graphs gives the same answers.
+  for (const auto& ng : graphs())
+    if (ng.symmetric) check_bfs_all<float, std::int32_t, std::int64_t>(ng, true);
+}
+
+TEST(GraphGpuBfs, OtherTypes) {
+  const auto all = graphs();
+  check_bfs_all<float, std::int64_t, std::int64_t>(all[0], false);
+  check_bfs_all<double, std::int64_t, std::int32_t>(all[2], false);
+  check_bfs_all<float, std::int32_t, std::int32_t>(all[6], false);
+}
+
+TEST(GraphGpuBfs, AutoSwitchesBothWaysOnKronecker) {
+  // Scale 14: the automatic mode pulls on the big middle levels and pushes at both ends.
+  const auto g = symmetrized(gen::rmat(14, 16, 9));
+  gg::BfsOptions opt;
+  opt.symmetric = true;
+  gg::Bfs bfs;
+  bfs.setup(g.view(), opt);
+  // A root of the smallest nonzero degree: its first level is surely a push.
+  std::int64_t root = -1;
+  for (std::int64_t v = 0; v < g.rows; ++v) {
+    const auto d = g.row_ptr[v + 1] - g.row_ptr[v];
+    if (d > 0 && (root < 0 || d < g.row_ptr[root + 1] - g.row_ptr[root])) root = v;
+  }
+  ASSERT_GE(root, 0);
+  const auto s = bfs.search(root);
+  EXPECT_GT(s.pull_levels, 0) << s.directions;
+  EXPECT_GT(s.push_levels, 0) << s.directions;
+  EXPECT_EQ(s.directions[0], 'P');
+  std::vector<std::int64_t> parent, level;
+  bfs.download(&parent, &level);
+  EXPECT_EQ(spmspv::check_bfs_parents(g.view(), root, parent), "");
+  // The same object searched again from another root and back: nothing left over.
+  const auto other = bfs.search(g.rows - 1);
+  (void)other;
+  const auto again = bfs.search(root);
+  std::vector<std::int64_t> parent2, level2;
+  bfs.download(&parent2, &level2);
+  EXPECT_EQ(level2, level);
+  EXPECT_EQ(again.reached, s.reached);
+  // Per-call direction override.
+  const auto pushed = bfs.search(root, gg::Direction::push);
+  EXPECT_EQ(pushed.pull_levels, 0);
+  bfs.download(&parent2, &level2);
+  EXPECT_EQ(level2, level);
+}
+
+TEST(GraphGpuBfs, BadInput) {
+  const auto g = path(10, true);
+  gg::Bfs bfs;
+  EXPECT_EQ(status_of([&] { bfs.search(0); }), status::invalid_argument);
+  bfs.setup(g.view(), {});
+  EXPECT_EQ(status_of([&] { bfs.search(-1); }), status::invalid_argument);
+  EXPECT_EQ(status_of([&] { bfs.search(10); }), status::invalid_argument);
+  Csr64 rect = g;
+  rect.cols = 11;
+  gg::Bfs other;
+  EXPECT_EQ(status_of([&] { other.setup(rect.view(), {}); }), status::size_mismatch);
+  gg::BfsOptions bad;
+  bad.alpha = 0;
+  EXPECT_EQ(status_of([&] { other.setup(g.view(), bad); }), status::invalid_argument);
+}
+
+TEST(GraphGpuBfs, DenseSpmvBaselineLevels) {
+  for (const auto& ng : graphs()) {
+    gg::DenseSpmvBfs dense;
+    dense.setup(ng.g.view(), ng.symmetric);
+    for (const std::int64_t root : roots_of(ng.g)) {
+      SCOPED_TRACE(ng.name + " root " + std::to_string(root));
+      const auto s = dense.search(root);
+      std::vector<std::int64_t> level;
+      dense.download_levels(&level);
+      const auto h = spmspv::bfs(ng.g.view(), root);
+      EXPECT_EQ(level, h.level);
+      EXPECT_EQ(s.reached, h.reached);
+      EXPECT_EQ(s.edges, h.edges);
+      EXPECT_EQ(s.depth, h.depth);
+    }
+  }
+}
+
+// GPU PageRank with an Operator "auto" SpMV against the host pagerank.
+template <class V, class I, class O>
+void check_pagerank(const Csr64& g, const std::vector<double>& personalization, int check_every,
+                    double tol_rank) {
+  const auto m = g.convert<V, I, O>();
+  spmspv::PageRankOptions hopt;
+  hopt.tolerance = sizeof(V) == 8 ? 1e-10 : 1e-5;
+  hopt.max_iterations = 300;
+  hopt.personalization = personalization;
+  const auto h = spmspv::pagerank(m.view(), hopt);
+  gg::PageRankOptions opt;
+  opt.tolerance = hopt.tolerance;
+  opt.max_iterations = hopt.max_iterations;
+  opt.personalization = personalization;
+  opt.check_every = check_every;
+  gg::PageRank<V, I, O> pr;
+  pr.setup(m.view(), opt);
+  Operator<V, I, O> op;  // kernel auto
+  op.setup(pr.matrix(), 0, pr.stream());
+  const std::int64_t n = g.rows;
+  const auto r = pr.run([&](const V* x, V* y, void* stream) {
+    op.apply(Op::N, V(1), ConstVec<V>{x, n}, V(0), Vec<V>{y, n}, stream);
+  });
+  const auto rank = pr.download_rank();
+  ASSERT_EQ(rank.size(), h.rank.size());
+  double max_diff = 0, sum = 0;
+  for (std::size_t i = 0; i < rank.size(); ++i) {
+    max_diff = std::max(max_diff, std::abs(rank[i] - h.rank[i]));
+    sum += rank[i];
+  }
+  EXPECT_LT(max_diff, tol_rank);
+  EXPECT_NEAR(sum, 1.0, sizeof(V) == 8 ? 1e-9 : 1e-3);
+  if (sizeof(V) == 8 && check_every == 1) EXPECT_NEAR(r.iterations, h.iterations, 1);
+  if (check_every > 1 && r.iterations < opt.max_iterations)
+    EXPECT_EQ(r.iterations % check_every, 0);
+  EXPECT_GT(r.ms_per_iteration, 0);
+}
+
+TEST(GraphGpuPageRank, MatchesHostWithDanglingVertices) {
+  const Csr64 directed = gen::rmat(12, 8, 11);  // R-MAT leaves many empty rows (dangling)
+  std::int64_t dangling = 0;
+  for (std::int64_t r = 0; r < directed.rows; ++r)
+    dangling += directed.row_ptr[r + 1] == directed.row_ptr[r];
+  ASSERT_GT(dangling, 0);
+  check_pagerank<double, std::int32_t, std::int32_t>(directed, {}, 1, 1e-9);
+  check_pagerank<double, std::int64_t, std::int64_t>(directed, {}, 1, 1e-9);
+  check_pagerank<float, std::int32_t, std::int32_t>(directed, {}, 1, 2e-5);
+  check_pagerank<double, std::int32_t, std::int32_t>(symmetrized(gen::rmat(11, 16, 12)), {}, 1,
+                                                     1e-9);
+  check_pagerank<double, std::int32_t, std::int32_t>(path(500, false), {}, 1, 1e-9);
+}
+
+TEST(GraphGpuPageRank, Personalization) {
+  const Csr64 directed = gen::rmat(11, 8, 13);
+  std::vector<double> p(static_cast<std::size_t>(directed.rows), 0.0);
+  p[0] = 1;
+  p[5] = 2;
+  p[directed.rows - 1] = 0.5;
+  check_pagerank<double, std::int32_t, std::int32_t>(directed, p, 1, 1e-9);
+  check_pagerank<float, std::int32_t, std::int64_t>(directed, p, 1, 2e-5);
+}
+
+TEST(GraphGpuPageRank, CheckEveryK) {
+  check_pagerank<double, std::int32_t, std::int32_t>(gen::rmat(11, 8, 14), {}, 4, 1e-9);
+}
+
+TEST(GraphGpuPageRank, BadInput) {
+  const Csr64 g = path(10, false);
+  gg::PageRank<double, std::int64_t, std::int64_t> pr;
+  gg::PageRankOptions opt;
+  opt.damping = 1.0;
+  EXPECT_EQ(status_of([&] { pr.setup(g.view(), opt); }), status::invalid_argument);
+  opt = {};
+  opt.personalization.assign(5, 1.0);
+  EXPECT_EQ(status_of([&] { pr.setup(g.view(), opt); }), status::size_mismatch);
+  opt.personalization.assign(10, 0.0);
+  EXPECT_EQ(status_of([&] { pr.setup(g.view(), opt); }), status::invalid_argument);
+  opt = {};
+  opt.check_every = 0;
+  EXPECT_EQ(status_of([&] { pr.setup(g.view(), opt); }), status::invalid_argument);
+}
+
+}  // namespace
+}  // namespace hola::test
