@@ -1,6 +1,6 @@
 // GPU SpMSpV kernels (kernels/cuda/spmspv/, builds with HOLA_ENABLE_CUDA only): the same
-// problem as hola/spmspv.hpp with every array in device memory. NOT YET RUN ON A GPU: compiled
-// only; tests/gpu/spmspv_gpu_test.cu checks them against the CPU reference once a GPU runs it.
+// problem as hola/spmspv.hpp with every array in device memory; tests/gpu/spmspv_gpu_test.cu
+// checks every kernel against the CPU reference.
 #pragma once
 
 #include <cstdint>
