@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "../run_info.hpp"
 #include "batches.hpp"
 #include "hola/batched.hpp"
 #include "hola/batched_gpu.hpp"
@@ -608,18 +609,6 @@ json run_case(const CaseSpec& spec, const hola::batched::BatchData<V, I>& csr,
   return c;
 }
 
-std::string commit_id() {
-  if (const char* e = std::getenv("HOLA_COMMIT"); e && *e) return e;
-  std::string out;
-  if (FILE* p = popen("git rev-parse HEAD 2>/dev/null", "r")) {
-    char buf[128];
-    while (std::fgets(buf, sizeof buf, p)) out += buf;
-    pclose(p);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out.empty() ? "unknown" : out;
-}
-
 std::string device_name() {
   int dev = 0;
   cudaDeviceProp p{};
@@ -676,13 +665,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "hola-batched-bench: no usable GPU\n");
     return 2;
   }
-  std::string command;
-  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
 
   json out;
-  out["commit"] = commit_id();
+  out["commit"] = hola::demo::commit_id();
   out["device"] = device_name();
-  out["command"] = command;
+  out["command"] = hola::demo::command_line(argc, argv);
   out["cpu_threads"] = omp_get_max_threads();
   out["warmup"] = s.warmup;
   out["reps"] = s.reps;

@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "../run_info.hpp"
 #include "densify.hpp"
 #include "hola/error.hpp"
 #include "hola/generators.hpp"
@@ -121,18 +122,6 @@ double median(std::vector<float> t) {
   std::sort(t.begin(), t.end());
   const std::size_t n = t.size();
   return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
-
-std::string commit() {
-  if (const char* c = std::getenv("HOLA_COMMIT"); c && *c) return c;
-  std::string out;
-  if (FILE* p = popen("git rev-parse HEAD 2>/dev/null", "r")) {
-    char buf[128];
-    while (std::fgets(buf, sizeof buf, p)) out += buf;
-    pclose(p);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out.empty() ? "unknown" : out;
 }
 
 std::string gpu_name() {
@@ -438,8 +427,7 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", output, "JSON output file (default: stdout)");
   CLI11_PARSE(app, argc, argv);
 
-  std::string command;
-  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+  const std::string command = hola::demo::command_line(argc, argv);
   s.candidates = kernel_names.empty() ? all_kernels : kernel_names;
   for (const auto& o : op_names) s.ops.push_back(o == "N" ? Op::N : Op::T);
   std::vector<std::string> precisions = precision == "both"
@@ -516,7 +504,7 @@ int main(int argc, char** argv) {
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     json doc = {{"benchmark", "hola-spmspv-bench"},
-                {"commit", commit()},
+                {"commit", hola::demo::commit_id()},
                 {"gpu", gpu_name()},
                 {"command", command},
                 {"date", date},
