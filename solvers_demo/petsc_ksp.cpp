@@ -1,28 +1,33 @@
 // petsc_ksp: solve a 3D Poisson problem (-n, default 64) or a Matrix Market file (--matrix, or
 // PETSc's -mtx / -matrix) with any KSP / PC from the command line. The options common to every Hola
-// program (--matrix FILE, --kernel NAME, --help) are read with CLI11; every other argument goes to
-// PETSc unchanged. The matrix type defaults to holaaijcusparse where PETSc has CUDA
-// and a GPU is present, else holaaij (-mat_type overrides); -compare solves again with PETSc's
+// program (--matrix FILE, --kernel NAME, --output FILE, --help) are read with CLI11; every other
+// argument goes to PETSc unchanged. The matrix type defaults to holaaijcusparse where PETSc has
+// CUDA and a GPU is present, else holaaij (-mat_type overrides); -compare solves again with PETSc's
 // own type underneath (aijcusparse, aij) and reports both.
 //
 //   mpiexec -n 4 petsc_ksp -n 64 -ksp_type cg -pc_type jacobi -compare
 //
 // Each solve prints a line for people and a "result: {...}" JSON line for scripts: iterations,
-// solve time, and count, time and share of MatMult and MatMultTranspose during the solve. On the
+// solve time, and count, time and share of MatMult and MatMultTranspose during the solve
+// (--output FILE writes them, with the commit, the command and the kernel option). On the
 // GPU the event times are launch times unless -log_view_gpu_time makes PETSc time the kernels
 // ("gpu_s"). A product before the solve keeps one-time setup (Hola's analysis, cuSPARSE buffers)
 // out of the numbers, for both types alike.
 #include <petscksp.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <cstring>
 #include <exception>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "grid_problems.hpp"
 #include "hola/matrix_market.hpp"
 #include "hola/petsc.h"
+#include "petsc_cli.hpp"
+#include "run_info.hpp"
 
 #if !PETSC_VERSION_GE(3, 19, 0)
 #define PETSC_SUCCESS 0
@@ -49,6 +54,7 @@ struct Result {
   PetscReal rnorm = 0;
   PetscLogDouble solve_seconds = 0;
   EventUse mult, mult_transpose;
+  std::string json;  // the "result: " object
 };
 
 PetscErrorCode Assemble(const Problem& p, MatType type, Mat* A) {
@@ -179,18 +185,21 @@ PetscErrorCode SolveWith(const Problem& p, const char* type, Result* r) {
   if (r->mult_transpose.gpu_seconds > 0)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", GPU %.4f s", r->mult_transpose.gpu_seconds));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
-  PetscCall(PetscPrintf(
-      PETSC_COMM_WORLD,
-      "result: {\"type\": \"%s\", \"petsc_type\": \"%s\", \"ksp_type\": \"%s\", \"ranks\": %d, "
+  char json[2048];
+  std::snprintf(
+      json, sizeof(json),
+      "{\"type\": \"%s\", \"petsc_type\": \"%s\", \"ksp_type\": \"%s\", \"ranks\": %d, "
       "\"rows\": %" PetscInt_FMT ", \"cols\": %" PetscInt_FMT ", \"iterations\": %" PetscInt_FMT
       ", \"converged_reason\": \"%s\", \"residual\": %.6e, \"solve_s\": %.6f, "
       "\"matmult_count\": %" PetscInt_FMT
       ", \"matmult_s\": %.6f, \"matmult_gpu_s\": %.6f, "
       "\"matmulttranspose_count\": %" PetscInt_FMT
-      ", \"matmulttranspose_s\": %.6f, \"matmulttranspose_gpu_s\": %.6f}\n",
+      ", \"matmulttranspose_s\": %.6f, \"matmulttranspose_gpu_s\": %.6f}",
       type, actual, ksp_type, (int)size, p.rows, p.cols, r->its, KSPConvergedReasons[r->reason],
       (double)r->rnorm, r->solve_seconds, r->mult.count, r->mult.seconds, r->mult.gpu_seconds,
-      r->mult_transpose.count, r->mult_transpose.seconds, r->mult_transpose.gpu_seconds));
+      r->mult_transpose.count, r->mult_transpose.seconds, r->mult_transpose.gpu_seconds);
+  r->json = json;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "result: %s\n", json));
   PetscCall(VecDestroy(&u));
   PetscCall(VecDestroy(&b));
   PetscCall(KSPDestroy(&ksp));
@@ -217,7 +226,8 @@ void NativeType(const char* type, char* native, size_t len) {
   native[len - 1] = '\0';
 }
 
-PetscErrorCode Run() {
+// `output`: where to write the results as JSON (rank 0; none when empty).
+PetscErrorCode Run(const std::string& output, const std::string& command) {
   Problem p;
   char type[64], native[64], file[PETSC_MAX_PATH_LEN] = "";
   PetscBool compare = PETSC_FALSE, has_file = PETSC_FALSE;
@@ -273,6 +283,23 @@ PetscErrorCode Run() {
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "MatMult %s time %s / %s: %.3f\n",
                             gpu ? "GPU" : "event", type, native, th / tb));
   }
+  if (!output.empty() && PetscGlobalRank == 0) {
+    char kernel[64] = "auto";
+    PetscCall(PetscOptionsGetString(nullptr, nullptr, "-mat_hola_kernel", kernel, sizeof(kernel),
+                                    nullptr));
+    std::string err;
+    try {
+      // The requested kernel: PETSc's interface does not report the one chosen (-mat_hola_view).
+      const std::string result = "{\"kernel\": " + nlohmann::json(kernel).dump() +
+                                 ", \"solves\": [" + hola.json + (compare ? ", " + base.json : "") +
+                                 "]}";
+      hola::demo::write_result_json(output, command, result);
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+    PetscCheck(err.empty(), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "%s", err.c_str());
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "results written to %s\n", output.c_str()));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -283,33 +310,22 @@ int main(int argc, char** argv) {
   CLI::App app{
       "petsc_ksp: Hola in PETSc's KSP (every PETSc option works too: -n 64, -mtx FILE, "
       "-mat_type holaaij, -compare, -ksp_type cg, -pc_type jacobi, -help, ...)"};
-  std::string matrix, kernel;
+  std::string matrix, kernel, output;
+  const std::string command = hola::demo::command_line(argc, argv);
   // Long names only: PETSc's single-dash options (-ksp_type, -mat_type) would read as -k, -m.
   app.add_option("--matrix", matrix, "Matrix Market file instead of the 3D Poisson problem")
       ->check(CLI::ExistingFile);
   app.add_option("--kernel", kernel, "Hola kernel (same as -mat_hola_kernel)");
-  // The common options may come anywhere: they go to CLI11, every other argument to PETSc, in
-  // order (PETSc's values may start with a dash, so CLI11 does not see them at all).
-  std::vector<std::string> ours{argv[0]};
-  std::vector<char*> args{argv[0]};
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const bool takes_value = a == "--matrix" || a == "--kernel";
-    if (takes_value || a == "--help" || a.rfind("--matrix=", 0) == 0 ||
-        a.rfind("--kernel=", 0) == 0) {
-      ours.push_back(a);
-      if (takes_value && i + 1 < argc) ours.push_back(argv[++i]);
-    } else {
-      args.push_back(argv[i]);
-    }
-  }
+  app.add_option("--output", output,
+                 "write the results (iterations, converged reason, solve time per solve; kernel "
+                 "option, commit, command) to this JSON file (rank 0)");
+  // The common options may come anywhere (petsc_cli.hpp).
+  std::vector<char*> args;
   try {
-    std::vector<std::string> reversed(ours.rbegin(), ours.rend() - 1);
-    app.parse(reversed);
+    args = hola::demo::parse_hola_options(app, argc, argv, {"--matrix", "--kernel", "--output"});
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  args.push_back(nullptr);
   int nargs = static_cast<int>(args.size()) - 1;
   char** pargs = args.data();
 
@@ -318,7 +334,7 @@ int main(int argc, char** argv) {
   if (!kernel.empty()) PetscCall(PetscOptionsSetValue(nullptr, "-mat_hola_kernel", kernel.c_str()));
   PetscCall(PetscLogDefaultBegin());
   PetscCall(HolaPetscRegister());
-  PetscCall(Run());
+  PetscCall(Run(output, command));
   PetscCall(PetscFinalize());
   return 0;
 }

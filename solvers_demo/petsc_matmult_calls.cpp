@@ -11,16 +11,25 @@
 //   petsc_matmult_calls -n 215 -mat_type holaaijcusparse -calls 1000 -use_gpu_aware_mpi 0
 //
 // The Hola types are registered by the program itself (it links libholapetsc); every other PETSc
-// option works as usual (-mat_hola_kernel, -mat_hola_view, -log_view).
+// option works as usual (-mat_hola_kernel, -mat_hola_view, -log_view). Hola's common options are
+// read with CLI11 (petsc_cli.hpp): --help, --output FILE (the result JSON with the commit and the
+// command); --matrix is refused, the problem is always the generated grid.
 #include <petscmat.h>
 #if defined(PETSC_HAVE_DEVICE)
 #include <petscdevice.h>
 #endif
 
+#include <CLI/CLI.hpp>
 #include <chrono>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
 
 #include "grid_problems.hpp"
 #include "hola/petsc.h"
+#include "petsc_cli.hpp"
+#include "run_info.hpp"
 
 #if !PETSC_VERSION_GE(3, 19, 0)
 #define PETSC_SUCCESS 0
@@ -116,7 +125,8 @@ PetscErrorCode Apply(Kind kind, Mat A, const Vectors& v) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode Run() {
+// `output`: where to write the result JSON (rank 0; none when empty).
+PetscErrorCode Run(const std::string& output, const std::string& command) {
   PetscInt n = 22, calls = 1000, warmup = 10;
   Mat A;
   MatType petsc_type;
@@ -199,19 +209,35 @@ PetscErrorCode Run() {
   for (int k = kMult; k <= kMultTransposeAdd; k++)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %s %.2f us", kNames[k], per_call[k]));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, " (per call, %" PetscInt_FMT " calls)\n", calls));
-  PetscCall(PetscPrintf(
-      PETSC_COMM_WORLD,
-      "result: {\"type\": \"%s\", \"petsc_type\": \"%s\", \"n\": %" PetscInt_FMT
+  // The JSON object once, for the "result: " line and for --output.
+  char buf[512];
+  std::snprintf(
+      buf, sizeof(buf),
+      "{\"type\": \"%s\", \"petsc_type\": \"%s\", \"n\": %" PetscInt_FMT
       ", \"rows\": %" PetscInt_FMT ", \"nnz\": %.0f, \"ranks\": %d, \"calls\": %" PetscInt_FMT
       ", \"warmup\": %" PetscInt_FMT ", \"first_matmult_s\": %.6e",
-      type, petsc_type, n, n * n * n, (double)info.nz_used, (int)size, calls, warmup, first));
-  for (int k = kMult; k <= kMultTransposeAdd; k++)
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", \"%s\": %.4f", kKeys[k], per_call[k]));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        ", \"hola_attached\": %s, \"hola_calls\": %" PetscInt_FMT
-                        ", \"hola_fallbacks\": %" PetscInt_FMT ", \"hola_analyses\": %" PetscInt_FMT
-                        "}\n",
-                        attached ? "true" : "false", hola_calls, fallbacks, analyses));
+      type, petsc_type, n, n * n * n, (double)info.nz_used, (int)size, calls, warmup, first);
+  std::string json = buf;
+  for (int k = kMult; k <= kMultTransposeAdd; k++) {
+    std::snprintf(buf, sizeof(buf), ", \"%s\": %.4f", kKeys[k], per_call[k]);
+    json += buf;
+  }
+  std::snprintf(buf, sizeof(buf),
+                ", \"hola_attached\": %s, \"hola_calls\": %" PetscInt_FMT
+                ", \"hola_fallbacks\": %" PetscInt_FMT ", \"hola_analyses\": %" PetscInt_FMT "}",
+                attached ? "true" : "false", hola_calls, fallbacks, analyses);
+  json += buf;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "result: %s\n", json.c_str()));
+  if (!output.empty() && PetscGlobalRank == 0) {
+    std::string err;
+    try {
+      hola::demo::write_result_json(output, command, json);
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+    PetscCheck(err.empty(), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "%s", err.c_str());
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "result written to %s\n", output.c_str()));
+  }
 
   PetscCall(VecDestroy(&v.x));
   PetscCall(VecDestroy(&v.y));
@@ -224,10 +250,39 @@ PetscErrorCode Run() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  PetscCall(PetscInitialize(&argc, &argv, nullptr,
+  // Hola's common options with CLI11, every other argument to PETSc in order (petsc_cli.hpp), so
+  // the PETSc command lines of scripts/device-petsc-tutorials.sh work unchanged.
+  CLI::App app{
+      "petsc_matmult_calls: microseconds per PETSc matrix product on a generated 3D 7-point "
+      "Poisson problem (no matrix file). Every other argument is a PETSc option: -n 22 (grid "
+      "points per direction), -calls 1000, -warmup 10, -mat_type aij|holaaij|aijcusparse|"
+      "holaaijcusparse, -mat_hola_kernel NAME, -help (PETSc's list), ..."};
+  std::string output, matrix;
+  const std::string command = hola::demo::command_line(argc, argv);
+  app.add_option("--output", output,
+                 "also write the result JSON (the \"result:\" line, with commit and command) to "
+                 "this file (rank 0)");
+  // Refused with a reason rather than unknown: the common option exists, this program has no use.
+  app.add_option("--matrix", matrix, "not supported: the problem is always the generated grid (-n)")
+      ->check(CLI::Validator(
+          [](std::string&) {
+            return std::string(
+                "petsc_matmult_calls times the generated 3D Poisson problem only (-n N); "
+                "petsc_ksp --matrix FILE reads a Matrix Market file");
+          },
+          "", "generated problem only"));
+  std::vector<char*> args;
+  try {
+    args = hola::demo::parse_hola_options(app, argc, argv, {"--matrix", "--output"});
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  int nargs = static_cast<int>(args.size()) - 1;
+  char** pargs = args.data();
+  PetscCall(PetscInitialize(&nargs, &pargs, nullptr,
                             "petsc_matmult_calls: microseconds per PETSc matrix product\n"));
   PetscCall(HolaPetscRegister());
-  PetscCall(Run());
+  PetscCall(Run(output, command));
   PetscCall(PetscFinalize());
   return 0;
 }

@@ -5,6 +5,9 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 
 namespace hola::demo {
@@ -25,6 +28,18 @@ inline std::string command_line(int argc, char** argv) {
   std::string command;
   for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
   return command;
+}
+
+// Writes `result`, the JSON object a program prints after "result: ", to the file `path` with the
+// commit and `command` first, so that --output holds the same numbers as the printed line.
+// Throws std::runtime_error when the file cannot be written.
+inline void write_result_json(const std::string& path, const std::string& command,
+                              const std::string& result) {
+  nlohmann::ordered_json out = {{"commit", commit_id()}, {"command", command}};
+  const auto parsed = nlohmann::ordered_json::parse(result);  // items() refers to it
+  for (const auto& item : parsed.items()) out[item.key()] = item.value();
+  std::ofstream f(path);
+  if (!(f << out.dump(2) << '\n')) throw std::runtime_error("cannot write '" + path + "'");
 }
 
 }  // namespace hola::demo

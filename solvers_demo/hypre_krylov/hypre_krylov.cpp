@@ -24,7 +24,6 @@
 
 #include "grid_problems.hpp"
 #include "hola/hypre.h"
-#include "hola/matrix_market.hpp"
 #include "hypre_krylov/hypre_memory.hpp"
 #include "hypre_krylov/krylov_api.hpp"
 
@@ -63,31 +62,15 @@ double max_over_ranks(double v) {
 // in one call (then moved to device memory with a GPU HYPRE).
 Problem build(const Options& o) {
   Problem p;
-  hola::CsrMatrix<double, std::int64_t, std::int64_t> file;
-  HYPRE_BigInt rows = 0;
   if (o.mtx.empty()) {
-    rows = static_cast<HYPRE_BigInt>(o.n * o.n * o.n);
+    const HYPRE_BigInt n = static_cast<HYPRE_BigInt>(o.n);
+    static_cast<hola::demo::IjMatrix&>(p) = hola::demo::assemble_ij_matrix(
+        n * n * n, [&](HYPRE_BigInt r, auto&& add) { hola::grid::poisson3d_row(n, r, add); });
     p.name = "3D Poisson " + std::to_string(o.n) + "^3";
   } else {
-    file = hola::read_matrix_market<double, std::int64_t, std::int64_t>(o.mtx);
-    if (file.rows != file.cols)
-      throw std::runtime_error(o.mtx + " is " + std::to_string(file.rows) + " x " +
-                               std::to_string(file.cols) +
-                               ": the Krylov solvers need a square "
-                               "matrix");
-    rows = static_cast<HYPRE_BigInt>(file.rows);
+    static_cast<hola::demo::IjMatrix&>(p) = hola::demo::read_ij_matrix(o.mtx);
     p.name = o.mtx;
   }
-  const HYPRE_BigInt n = static_cast<HYPRE_BigInt>(o.n);
-  static_cast<hola::demo::IjMatrix&>(p) =
-      hola::demo::assemble_ij_matrix(rows, [&](HYPRE_BigInt r, auto&& add) {
-        if (o.mtx.empty()) {
-          hola::grid::poisson3d_row(n, r, add);
-        } else {
-          for (std::int64_t e = file.row_ptr[r]; e < file.row_ptr[r + 1]; ++e)
-            add(static_cast<HYPRE_BigInt>(file.col_idx[e]), file.values[e]);
-        }
-      });
   return p;
 }
 

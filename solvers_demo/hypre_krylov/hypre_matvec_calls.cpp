@@ -1,6 +1,7 @@
 // hypre_matvec_calls: the cost of one HYPRE ParCSR matrix-vector product, call by call, with
 // HYPRE's own product and with Hola's. On the 3D 7-point Laplacian of an n x n x n grid (-n,
-// default 22: about 10^4 rows; -n 100: 10^6), rows split evenly over the ranks, it times --calls
+// default 22: about 10^4 rows; -n 100: 10^6) or a square Matrix Market file (--matrix), rows split
+// evenly over the ranks, it times --calls
 // (default 1000) back-to-back products y = A x + beta y, beta = 0 and 1, of
 //   hypre      hypre_ParCSRMatrixMatvec, what HYPRE's Krylov solvers call,
 //   hook       Hola's matvec as a PCG solver calls it: the solver's Matvec slot after
@@ -17,8 +18,9 @@
 // time of a round is the wall clock around its calls, the maximum over the ranks. Reports the
 // median and the minimum over the rounds in microseconds per call and the heap allocations per
 // call (alloc_count.hpp; the maximum over the ranks), as a table and as a "result: {...}" JSON
-// line. Exit code 1 when Hola's products differ from HYPRE's or Hola analysed a block again
-// during the timed calls; 77 with a HYPRE built for GPUs (this program measures host products).
+// line (--output FILE: the same object with the commit and the command). Exit code 1 when Hola's
+// products differ from HYPRE's or Hola analysed a block again during the timed calls; 77 with a
+// HYPRE built for GPUs (this program measures host products).
 //
 //   OMP_NUM_THREADS=1 hypre_matvec_calls -n 100 --calls 200 --rounds 3
 //   mpiexec -n 2 hypre_matvec_calls -n 22
@@ -46,6 +48,7 @@
 #include "hola/hypre.h"
 #include "hola/operator.hpp"
 #include "hypre_krylov/hypre_memory.hpp"
+#include "run_info.hpp"
 
 namespace {
 
@@ -57,11 +60,14 @@ int rank = 0, nranks = 1;
 
 struct Options {
   long long n = 22;
+  std::string matrix;  // Matrix Market file instead of the grid
   int calls = 1000;
   int warmup = 10;
   int rounds = 3;
   std::string kernel = "auto";
   double tolerance = 1e-12;
+  std::string output;   // the result JSON (rank 0)
+  std::string command;  // recorded in it
 };
 
 double max_over_ranks(double v) {
@@ -72,9 +78,11 @@ double max_over_ranks(double v) {
 
 using Matrix = hola::demo::IjMatrix;
 
-// The 3D 7-point Laplacian (grid_problems.hpp), each rank setting its own rows in one call.
-Matrix build(long long n) {
-  const auto side = static_cast<HYPRE_BigInt>(n);
+// The 3D 7-point Laplacian (grid_problems.hpp), each rank setting its own rows in one call, or
+// the --matrix file.
+Matrix build(const Options& o) {
+  if (!o.matrix.empty()) return hola::demo::read_ij_matrix(o.matrix);
+  const auto side = static_cast<HYPRE_BigInt>(o.n);
   return hola::demo::assemble_ij_matrix(side * side * side, [&](HYPRE_BigInt r, auto&& add) {
     hola::grid::poisson3d_row(side, r, add);
   });
@@ -159,7 +167,9 @@ long long analyses_of(HolaHypreMatvec mv) {
 }
 
 int run(const Options& o) {
-  Matrix m = build(o.n);
+  Matrix m = build(o);
+  const std::string problem =
+      o.matrix.empty() ? "3D Poisson " + std::to_string(o.n) + "^3" : o.matrix;
   Vector x = make_vector(m, true, 0), y = make_vector(m, false, 0.5),
          ref = make_vector(m, false, 0.5);
 
@@ -280,9 +290,9 @@ int run(const Options& o) {
 
   if (rank == 0) {
     std::printf(
-        "hypre_matvec_calls: 3D Poisson %lld^3, %lld rows, %lld nonzeros, %d rank(s), "
+        "hypre_matvec_calls: %s, %lld rows, %lld nonzeros, %d rank(s), "
         "OMP_NUM_THREADS %d, HYPRE %s, Hola kernel %s\n",
-        o.n, static_cast<long long>(m.rows), m.nnz, nranks, omp_get_max_threads(),
+        problem.c_str(), static_cast<long long>(m.rows), m.nnz, nranks, omp_get_max_threads(),
         HYPRE_RELEASE_VERSION, kernel);
     std::printf(
         "analyses (hook + standalone) before timing %lld, after %lld; max relative "
@@ -309,22 +319,35 @@ int run(const Options& o) {
         std::printf(" beta %g %.3f;", cases[i].beta, median(cases[i + 1].us) / median(cases[i].us));
     std::printf("\n");
 
-    std::printf(
-        "result: {\"program\": \"hypre_matvec_calls\", \"n\": %lld, \"rows\": %lld, "
+    // The JSON object once, for the "result: " line and for --output.
+    char buf[4096];
+    std::snprintf(
+        buf, sizeof(buf),
+        "{\"program\": \"hypre_matvec_calls\", \"problem\": %s, \"n\": %lld, \"rows\": %lld, "
         "\"nnz\": %lld, \"ranks\": %d, \"omp_threads\": %d, \"hypre\": \"%s\", "
         "\"kernel\": \"%s\", \"calls\": %d, \"rounds\": %d, \"warmup\": %d, "
         "\"analyses_before\": %lld, \"analyses_after\": %lld, \"max_rel_diff\": %.3e, "
         "\"allocs_counted\": %s",
+        nlohmann::json(o.matrix.empty() ? "poisson3d:n=" + std::to_string(o.n) : o.matrix)
+            .dump()
+            .c_str(),
         o.n, static_cast<long long>(m.rows), m.nnz, nranks, omp_get_max_threads(),
         HYPRE_RELEASE_VERSION, kernel, o.calls, o.rounds, o.warmup, analyses_before, analyses_after,
         max_diff, hola::alloc_count::available() ? "true" : "false");
+    std::string json = buf;
     for (const Case& c : cases) {
       const std::string key = c.key + (c.beta == 0 ? "_beta0" : "_beta1");
-      std::printf(", \"%s_us\": %.4f, \"%s_us_min\": %.4f, \"%s_allocs\": %.2f", key.c_str(),
-                  median(c.us), key.c_str(), *std::min_element(c.us.begin(), c.us.end()),
-                  key.c_str(), c.allocs_per_call);
+      std::snprintf(buf, sizeof(buf), ", \"%s_us\": %.4f, \"%s_us_min\": %.4f, \"%s_allocs\": %.2f",
+                    key.c_str(), median(c.us), key.c_str(),
+                    *std::min_element(c.us.begin(), c.us.end()), key.c_str(), c.allocs_per_call);
+      json += buf;
     }
-    std::printf(", \"ok\": %s}\n", ok ? "true" : "false");
+    json += std::string(", \"ok\": ") + (ok ? "true" : "false") + "}";
+    std::printf("result: %s\n", json.c_str());
+    if (!o.output.empty()) {
+      hola::demo::write_result_json(o.output, o.command, json);
+      std::printf("result written to %s\n", o.output.c_str());
+    }
     if (!ok)
       std::fprintf(stderr, "hypre_matvec_calls: %s\n",
                    max_diff > o.tolerance ? "Hola's products differ from HYPRE's"
@@ -350,9 +373,13 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   Options o;
+  o.command = hola::demo::command_line(argc, argv);
   CLI::App app{
       "hypre_matvec_calls: microseconds per ParCSR product of HYPRE's matvec and of Hola's"};
   app.add_option("-n", o.n, "grid points per direction (n^3 rows)")->check(CLI::Range(2, 100000));
+  app.add_option("-m,--matrix,--mtx", o.matrix,
+                 "square Matrix Market file instead of the generated grid")
+      ->check(CLI::ExistingFile);
   app.add_option("--calls", o.calls, "timed back-to-back calls per case and round")
       ->check(CLI::Range(1, 100000000));
   app.add_option("--warmup", o.warmup, "untimed calls of each case before the rounds")
@@ -362,6 +389,8 @@ int main(int argc, char** argv) {
   app.add_option("-k,--kernel", o.kernel, "Hola kernel (auto, cpu)");
   app.add_option("--tolerance", o.tolerance,
                  "largest relative difference between Hola's and HYPRE's products");
+  app.add_option("-o,--output", o.output,
+                 "also write the result JSON (with commit and command) to this file (rank 0)");
   int code = 0;
   try {
     app.parse(argc, argv);

@@ -6,7 +6,8 @@
 // from host arrays into host memory (HYPRE_IJMatrixInitialize_v2 / HYPRE_IJVectorInitialize_v2
 // with HYPRE_MEMORY_HOST), then moved to device memory (HYPRE_IJMatrixMigrate /
 // HYPRE_IJVectorMigrate); the solvers and both matvecs (HYPRE's and Hola's) then run on the GPU.
-// With a CPU HYPRE they are assembled in host memory, as before.
+// With a CPU HYPRE they are assembled in host memory, as before. read_ij_matrix: a Matrix Market
+// file assembled the same way (hypre_krylov, hypre_matvec_calls).
 #pragma once
 
 #include <HYPRE.h>
@@ -17,11 +18,13 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "hola/gpu_kernels.hpp"
+#include "hola/matrix_market.hpp"
 
 namespace hola::demo {
 
@@ -136,6 +139,19 @@ IjMatrix assemble_ij_matrix(HYPRE_BigInt rows, RowEntries&& row_entries) {
   long long local = static_cast<long long>(cols.size());
   MPI_Allreduce(&local, &m.nnz, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   return m;
+}
+
+// A square Matrix Market file (every rank reads it whole: Hola's reader) as an IjMatrix. Throws
+// when the file cannot be read or is not square.
+inline IjMatrix read_ij_matrix(const std::string& path) {
+  const auto file = hola::read_matrix_market<double, std::int64_t, std::int64_t>(path);
+  if (file.rows != file.cols)
+    throw std::runtime_error(path + " is " + std::to_string(file.rows) + " x " +
+                             std::to_string(file.cols) + ": a square matrix is needed");
+  return assemble_ij_matrix(static_cast<HYPRE_BigInt>(file.rows), [&](HYPRE_BigInt r, auto&& add) {
+    for (std::int64_t e = file.row_ptr[r]; e < file.row_ptr[r + 1]; ++e)
+      add(static_cast<HYPRE_BigInt>(file.col_idx[e]), file.values[e]);
+  });
 }
 
 }  // namespace hola::demo

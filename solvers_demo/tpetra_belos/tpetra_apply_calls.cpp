@@ -1,6 +1,7 @@
 // tpetra_apply_calls: the cost of one Tpetra operator apply, call by call. On the 3D 7-point
-// Laplacian of an n x n x n grid (-n, default 22: about 10^4 rows; -n 100: 10^6), rows in
-// contiguous blocks over the processes, it times --calls (default 1000) back-to-back applies of
+// Laplacian of an n x n x n grid (-n, default 22: about 10^4 rows; -n 100: 10^6) or a square
+// Matrix Market file (--matrix), rows in contiguous blocks over the processes, it times --calls
+// (default 1000) back-to-back applies of
 //   CrsMatrix      Tpetra's own Tpetra::CrsMatrix::apply,
 //   HolaOperator   hola::tpetra::HolaOperator::apply (the adapter) on the same matrix,
 //   hola::Operator the local product alone: the hola::Operator the adapter runs, called directly
@@ -12,8 +13,9 @@
 // --warmup untimed calls of each; the time of a round is the wall clock around its calls, the
 // maximum over the processes. Reports the median and the minimum over the rounds in microseconds
 // per call, and the heap allocations per call (alloc_count.hpp; the maximum over the processes),
-// as a table and as a "result: {...}" JSON line. Exit code 1 when the two operators disagree or
-// the adapter analysed the matrix more than once.
+// as a table and as a "result: {...}" JSON line (--output FILE: the same object with the commit and
+// the command). Exit code 1 when the two operators disagree or the adapter analysed the matrix
+// more than once.
 //
 //   OMP_NUM_THREADS=1 tpetra_apply_calls -n 100 --calls 200 --rounds 3
 //   mpiexec -n 2 tpetra_apply_calls -n 22
@@ -33,6 +35,7 @@
 #include "alloc_count.hpp"
 #include "hola/operator.hpp"
 #include "hola/tpetra_operator.hpp"
+#include "run_info.hpp"
 #include "tpetra_problems.hpp"
 
 namespace {
@@ -45,11 +48,14 @@ using Teuchos::rcp;
 
 struct Settings {
   int n = 22;
+  std::string matrix;  // Matrix Market file instead of the grid
   int calls = 1000;
   int warmup = 10;
   int rounds = 3;
   std::string kernel = "auto";
   double tolerance = 1e-12;
+  std::string output;   // the result JSON (process 0)
+  std::string command;  // recorded in it
 };
 
 // x_i = 1 + (i mod 7) / 8 on the global index i (never time on zeros).
@@ -121,7 +127,10 @@ double timeCalls(Case& c, int calls, const comm_ptr& comm) {
 
 int run(const Settings& s, const comm_ptr& comm) {
   const bool root = comm->getRank() == 0;
-  const RCP<const crs_type> A = poisson3d(s.n, comm);
+  const RCP<const crs_type> A =
+      s.matrix.empty() ? poisson3d(s.n, comm) : readMatrixMarket(s.matrix, comm);
+  const std::string problem =
+      s.matrix.empty() ? "3D Poisson " + std::to_string(s.n) + "^3" : s.matrix;
   hola::OperatorOptions options;
   options.kernel = s.kernel;
 
@@ -204,9 +213,9 @@ int run(const Settings& s, const comm_ptr& comm) {
 
   if (root) {
     std::printf(
-        "tpetra_apply_calls: 3D Poisson %d^3, %llu rows, %llu entries, %d process(es), "
+        "tpetra_apply_calls: %s, %llu rows, %llu entries, %d process(es), "
         "OMP_NUM_THREADS %d, node %s, Hola kernel %s (N) / %s (T)\n",
-        s.n, static_cast<unsigned long long>(A->getGlobalNumRows()),
+        problem.c_str(), static_cast<unsigned long long>(A->getGlobalNumRows()),
         static_cast<unsigned long long>(A->getGlobalNumEntries()), comm->getSize(),
         omp_get_max_threads(), NO::execution_space::name(), H->kernelName().c_str(),
         H->kernelName(Teuchos::TRANS).c_str());
@@ -232,25 +241,38 @@ int run(const Settings& s, const comm_ptr& comm) {
                     median(cases[i + 1].us) / median(cases[i].us));
     std::printf("\n");
 
-    std::printf(
-        "result: {\"program\": \"tpetra_apply_calls\", \"n\": %d, \"rows\": %llu, "
+    // The JSON object once, for the "result: " line and for --output.
+    char buf[4096];
+    std::snprintf(
+        buf, sizeof(buf),
+        "{\"program\": \"tpetra_apply_calls\", \"problem\": %s, \"n\": %d, \"rows\": %llu, "
         "\"nnz\": %llu, \"ranks\": %d, \"omp_threads\": %d, \"node\": \"%s\", "
         "\"kernel_n\": \"%s\", \"kernel_t\": \"%s\", \"calls\": %d, \"rounds\": %d, "
         "\"warmup\": %d, \"setup_ms\": %.4f, \"analyses\": %lld, "
         "\"max_rel_diff\": %.3e, \"allocs_counted\": %s",
+        nlohmann::json(s.matrix.empty() ? "poisson3d:n=" + std::to_string(s.n) : s.matrix)
+            .dump()
+            .c_str(),
         s.n, static_cast<unsigned long long>(A->getGlobalNumRows()),
         static_cast<unsigned long long>(A->getGlobalNumEntries()), comm->getSize(),
         omp_get_max_threads(), NO::execution_space::name(), H->kernelName().c_str(),
         H->kernelName(Teuchos::TRANS).c_str(), s.calls, s.rounds, s.warmup, 1e3 * setupSeconds,
         analyses, maxDiff, hola::alloc_count::available() ? "true" : "false");
+    std::string json = buf;
     for (const Case& c : cases) {
       const std::string key = c.key + "_" + c.mode + "_beta" + (c.beta == 0 ? "0" : "1") +
                               (c.otherMap ? "_separate_map" : "");
-      std::printf(", \"%s_us\": %.4f, \"%s_us_min\": %.4f, \"%s_allocs\": %.2f", key.c_str(),
-                  median(c.us), key.c_str(), *std::min_element(c.us.begin(), c.us.end()),
-                  key.c_str(), c.allocsPerCall);
+      std::snprintf(buf, sizeof(buf), ", \"%s_us\": %.4f, \"%s_us_min\": %.4f, \"%s_allocs\": %.2f",
+                    key.c_str(), median(c.us), key.c_str(),
+                    *std::min_element(c.us.begin(), c.us.end()), key.c_str(), c.allocsPerCall);
+      json += buf;
     }
-    std::printf(", \"ok\": %s}\n", ok ? "true" : "false");
+    json += std::string(", \"ok\": ") + (ok ? "true" : "false") + "}";
+    std::printf("result: %s\n", json.c_str());
+    if (!s.output.empty()) {
+      hola::demo::write_result_json(s.output, s.command, json);
+      std::printf("result written to %s\n", s.output.c_str());
+    }
     if (!ok)
       std::fprintf(stderr, "tpetra_apply_calls: %s\n",
                    maxDiff > s.tolerance ? "HolaOperator and CrsMatrix disagree"
@@ -263,6 +285,7 @@ int run(const Settings& s, const comm_ptr& comm) {
 
 int main(int argc, char** argv) {
   Settings s;
+  s.command = hola::demo::command_line(argc, argv);
   return tpetra_main(
       argc, argv, "tpetra_apply_calls",
       "tpetra_apply_calls: microseconds per apply of Tpetra's CrsMatrix and of Hola's "
@@ -270,6 +293,9 @@ int main(int argc, char** argv) {
       [&](CLI::App& app) {
         app.add_option("-n,--n", s.n, "grid points per direction (n^3 rows)")
             ->check(CLI::Range(2, 100000));
+        app.add_option("--matrix,--mtx", s.matrix,
+                       "square Matrix Market file instead of the generated grid")
+            ->check(CLI::ExistingFile);
         app.add_option("--calls", s.calls, "timed back-to-back calls per case and round")
             ->check(CLI::Range(1, 100000000));
         app.add_option("--warmup", s.warmup, "untimed calls of each case before the rounds")
@@ -279,6 +305,9 @@ int main(int argc, char** argv) {
         app.add_option("-k,--kernel", s.kernel, "Hola kernel (auto, cpu)");
         app.add_option("--tolerance", s.tolerance,
                        "largest relative difference between the two operators' results");
+        app.add_option("-o,--output", s.output,
+                       "also write the result JSON (with commit and command) to this file "
+                       "(process 0)");
       },
       [&](const comm_ptr& comm) { return run(s, comm); });
 }

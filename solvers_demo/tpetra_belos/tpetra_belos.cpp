@@ -74,51 +74,6 @@ double seconds(const comm_ptr& comm, std::chrono::steady_clock::time_point start
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Reads a square Matrix Market file on process 0 (Hola's reader) and spreads its rows in
-// contiguous blocks over all processes with a Tpetra Export.
-RCP<crs_type> readMatrixMarket(const std::string& path, const comm_ptr& comm) {
-  hola::CsrMatrix<SC, std::int64_t, std::int64_t> csr;
-  std::int64_t dims[2] = {0, 0};
-  int ok = 1;
-  std::string message;
-  if (comm->getRank() == 0) {
-    try {
-      csr = hola::read_matrix_market<SC, std::int64_t, std::int64_t>(path);
-      dims[0] = csr.rows;
-      dims[1] = csr.cols;
-    } catch (const std::exception& e) {
-      ok = 0;
-      message = e.what();
-    }
-  }
-  Teuchos::broadcast<int, int>(*comm, 0, &ok);
-  if (!ok) throw std::runtime_error("cannot read " + path + ": " + message);
-  Teuchos::broadcast<int, std::int64_t>(*comm, 0, 2, dims);
-  if (dims[0] != dims[1])
-    throw std::runtime_error(path + " is " + std::to_string(dims[0]) + " x " +
-                             std::to_string(dims[1]) + ": the solvers need a square matrix");
-  const auto n = static_cast<Tpetra::global_size_t>(dims[0]);
-  auto onRoot = rcp(new map_type(n, comm->getRank() == 0 ? n : 0, 0, comm));
-  // Exact row lengths: Tpetra's static profile has no room beyond what is allocated.
-  std::vector<std::size_t> rowLengths;
-  for (std::int64_t r = 0; comm->getRank() == 0 && r < csr.rows; ++r)
-    rowLengths.push_back(static_cast<std::size_t>(csr.row_ptr[r + 1] - csr.row_ptr[r]));
-  auto whole = rcp(new crs_type(onRoot, Teuchos::ArrayView<const std::size_t>(rowLengths)));
-  std::vector<GO> cols;
-  for (std::int64_t r = 0; comm->getRank() == 0 && r < csr.rows; ++r) {
-    const auto b = csr.row_ptr[r], e = csr.row_ptr[r + 1];
-    if (b == e) continue;
-    cols.assign(csr.col_idx.begin() + b, csr.col_idx.begin() + e);
-    whole->insertGlobalValues(static_cast<GO>(r), Teuchos::ArrayView<const GO>(cols),
-                              Teuchos::ArrayView<const SC>(csr.values.data() + b, e - b));
-  }
-  auto map = rcp(new map_type(n, 0, comm));
-  auto A = rcp(new crs_type(map, 0));
-  A->doExport(*whole, Tpetra::Export<LO, GO, NO>(onRoot, map), Tpetra::INSERT);
-  A->fillComplete();
-  return A;
-}
-
 RCP<op_type> makePreconditioner(const RCP<const crs_type>& A, const std::string& type) {
   if (type == "none") return Teuchos::null;
   Teuchos::ParameterList params;

@@ -1,17 +1,24 @@
 // What the Tpetra demos share: the types (Tpetra's default ordinals and node with double values,
 // as hola::tpetra::HolaOperator<double> names them), the 3D Poisson matrix of grid_problems.hpp
-// with its rows in contiguous blocks over the processes, and the end of main().
+// with its rows in contiguous blocks over the processes, the Matrix Market reader, and the end of
+// main().
 #pragma once
 
+#include <Teuchos_CommHelpers.hpp>
 #include <Tpetra_Core.hpp>
 #include <Tpetra_CrsMatrix.hpp>
+#include <Tpetra_Export.hpp>
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "grid_problems.hpp"
+#include "hola/matrix_market.hpp"
 #include "hola/tpetra_operator.hpp"
 
 namespace hola::demo::tpetra_types {
@@ -44,6 +51,52 @@ inline Teuchos::RCP<crs_type> poisson3d(GO n, const comm_ptr& comm) {
     A->insertGlobalValues(r, Teuchos::ArrayView<const GO>(cols),
                           Teuchos::ArrayView<const SC>(vals));
   }
+  A->fillComplete();
+  return A;
+}
+
+// Reads a square Matrix Market file on process 0 (Hola's reader) and spreads its rows in
+// contiguous blocks over all processes with a Tpetra Export (tpetra_belos, tpetra_apply_calls).
+inline Teuchos::RCP<crs_type> readMatrixMarket(const std::string& path, const comm_ptr& comm) {
+  hola::CsrMatrix<SC, std::int64_t, std::int64_t> csr;
+  std::int64_t dims[2] = {0, 0};
+  int ok = 1;
+  std::string message;
+  if (comm->getRank() == 0) {
+    try {
+      csr = hola::read_matrix_market<SC, std::int64_t, std::int64_t>(path);
+      dims[0] = csr.rows;
+      dims[1] = csr.cols;
+    } catch (const std::exception& e) {
+      ok = 0;
+      message = e.what();
+    }
+  }
+  Teuchos::broadcast<int, int>(*comm, 0, &ok);
+  if (!ok) throw std::runtime_error("cannot read " + path + ": " + message);
+  Teuchos::broadcast<int, std::int64_t>(*comm, 0, 2, dims);
+  if (dims[0] != dims[1])
+    throw std::runtime_error(path + " is " + std::to_string(dims[0]) + " x " +
+                             std::to_string(dims[1]) + ": a square matrix is needed");
+  const auto n = static_cast<Tpetra::global_size_t>(dims[0]);
+  auto onRoot = Teuchos::rcp(new map_type(n, comm->getRank() == 0 ? n : 0, 0, comm));
+  // Exact row lengths: Tpetra's static profile has no room beyond what is allocated.
+  std::vector<std::size_t> rowLengths;
+  for (std::int64_t r = 0; comm->getRank() == 0 && r < csr.rows; ++r)
+    rowLengths.push_back(static_cast<std::size_t>(csr.row_ptr[r + 1] - csr.row_ptr[r]));
+  auto whole =
+      Teuchos::rcp(new crs_type(onRoot, Teuchos::ArrayView<const std::size_t>(rowLengths)));
+  std::vector<GO> cols;
+  for (std::int64_t r = 0; comm->getRank() == 0 && r < csr.rows; ++r) {
+    const auto b = csr.row_ptr[r], e = csr.row_ptr[r + 1];
+    if (b == e) continue;
+    cols.assign(csr.col_idx.begin() + b, csr.col_idx.begin() + e);
+    whole->insertGlobalValues(static_cast<GO>(r), Teuchos::ArrayView<const GO>(cols),
+                              Teuchos::ArrayView<const SC>(csr.values.data() + b, e - b));
+  }
+  auto map = Teuchos::rcp(new map_type(n, 0, comm));
+  auto A = Teuchos::rcp(new crs_type(map, 0));
+  A->doExport(*whole, Tpetra::Export<LO, GO, NO>(onRoot, map), Tpetra::INSERT);
   A->fillComplete();
   return A;
 }
