@@ -149,18 +149,14 @@ class HolaSpmv(CMakePackage, CudaPackage):
 
     def test_programs_start(self):
         """every installed program starts without LD_LIBRARY_PATH and prints its help"""
-        for name in (
-            "hola-spmv-demo",
-            "hola-bench",
-            "petsc_ksp",
-            "tpetra_belos",
-            "hypre_krylov",
-        ):
+        # Every file in bin, as install_programs_start (tests/consumer/run_consumer.cmake) does:
+        # a fixed list of names missed the programs added since (hola-bfs, hola-batched-cg, ...).
+        names = sorted(os.listdir(self.prefix.bin)) if os.path.isdir(self.prefix.bin) else []
+        assert names, f"no programs installed in {self.prefix.bin}"
+        for name in names:
             path = join_path(self.prefix.bin, name)
-            if os.path.exists(path):
-                with test_part(self, f"test_programs_start_{name}", purpose=f"{name} --help"):
-                    out = which(path)("--help", output=str, error=str)
-                    assert "--matrix" in out, f"{name} --help does not list --matrix"
+            with test_part(self, f"test_programs_start_{name}", purpose=f"{name} --help"):
+                which(path)("--help", output=str, error=str)  # raises on a non-zero exit
 
 
 class CMakeBuilder(spack.build_systems.cmake.CMakeBuilder):
