@@ -26,6 +26,7 @@
 #include "hola/hypre.h"
 #include "hypre_krylov/hypre_memory.hpp"
 #include "hypre_krylov/krylov_api.hpp"
+#include "run_info.hpp"
 
 namespace {
 
@@ -351,14 +352,16 @@ int main(int argc, char** argv) {
       if (!f) throw std::runtime_error("cannot write " + o.json);
       std::fprintf(
           f.get(),
-          "{\"problem\": %s, \"rows\": %lld, \"nonzeros\": %lld, \"ranks\": %d,\n"
+          "{\"commit\": %s, \"command\": %s,\n"
+          " \"problem\": %s, \"rows\": %lld, \"nonzeros\": %lld, \"ranks\": %d,\n"
           " \"hypre\": %s, \"memory\": %s, \"preconditioner\": %s, \"tolerance\": %s,\n"
           " \"max_iterations\": %d, \"kdim\": %d, \"kernel_option\": %s, \"deterministic\": %s,\n"
           " \"repeat\": %d, \"times\": \"seconds, maximum over ranks; setup_s and solve_s the "
           "fastest of the repetitions\",\n"
           " \"solves\": [\n%s\n ]}\n",
-          json_string(p.name).c_str(), static_cast<long long>(p.rows), p.nnz, nranks,
-          json_string(HYPRE_RELEASE_VERSION).c_str(),
+          json_string(hola::demo::commit_id()).c_str(),
+          json_string(hola::demo::command_line(argc, argv)).c_str(), json_string(p.name).c_str(),
+          static_cast<long long>(p.rows), p.nnz, nranks, json_string(HYPRE_RELEASE_VERSION).c_str(),
           json_string(hola::demo::hypre_memory_name()).c_str(),
           json_string(o.precond == "amg" ? "BoomerAMG" : "none").c_str(),
           json_number(o.tol).c_str(), o.max_iter, o.kdim, json_string(o.kernel).c_str(),
