@@ -15,16 +15,7 @@
 # GRAPH_MAX_SCALE (default 21).
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
-cd "$HOLA_ROOT" || exit 1
-LOGS="${LOGS:-$HOLA_ROOT/device-out}"
-mkdir -p "$LOGS"
-BUILD="${HOLA_BUILD:-$HOLA_ROOT/build-device}"
-TXT="$LOGS/graph.txt"
-: > "$TXT"
-start=$(date +%s)
-log() { echo "[$(( $(date +%s) - start )) s] $*" | tee -a "$TXT"; }
-HOLA_COMMIT="$(hola_commit)"
-export HOLA_COMMIT
+device_stage_start graph
 if [ -z "${HOLA_MATRICES_DIR:-}" ]; then
   for d in "$HOLA_ROOT/.carry/matrices" "$HOLA_ROOT/../matrices" "$HOLA_ROOT/../shared/matrices"; do
     [ -d "$d" ] && { HOLA_MATRICES_DIR="$(cd "$d" && pwd)"; break; }
@@ -39,10 +30,6 @@ run() {  # run TIMEOUT_S command...: output to graph.txt, failure noted
   [ "$rc" -eq 0 ] || { log "FAILED (exit $rc): $*"; status=1; }
 }
 
-if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-  log "no $BUILD: run scripts/device-check.sh build first"
-  exit 1
-fi
 # GraphBLAS: the system's, else the Debian packages carried in .carry/graphblas.
 if ! grep -q '^GraphBLAS_LIBRARY:FILEPATH=/' "$BUILD/CMakeCache.txt"; then
   debs=("$HOLA_ROOT"/.carry/graphblas/*.deb)

@@ -16,22 +16,9 @@
 # Environment: LOGS, HOLA_BUILD, HOLA_COMMIT, SPMSPV_BENCH_ARGS, SPMSPV_SKIP_TEST.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
-cd "$HOLA_ROOT" || exit 1
-LOGS="${LOGS:-$HOLA_ROOT/device-out}"
-mkdir -p "$LOGS"
-BUILD="${HOLA_BUILD:-$HOLA_ROOT/build-device}"
-TXT="$LOGS/spmspv.txt"
-: > "$TXT"
-start=$(date +%s)
-log() { echo "[$(( $(date +%s) - start )) s] $*" | tee -a "$TXT"; }
-HOLA_COMMIT="$(hola_commit)"
-export HOLA_COMMIT
+device_stage_start spmspv
 status=0
 
-if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-  log "no $BUILD: run scripts/device-check.sh build first"
-  exit 1
-fi
 targets=(hola-spmspv-bench)
 [ "${SPMSPV_SKIP_TEST:-0}" = 1 ] || targets+=(spmspv_gpu_test)
 log "build: ${targets[*]} (-j $JOBS)"

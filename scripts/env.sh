@@ -25,3 +25,26 @@ use_out_dir() {
   OUT="${OUT:-$HOLA_ROOT/device-out}"
   mkdir -p "$OUT"
 }
+
+# The start of the device stages that log into LOGS/NAME.txt (device-graph.sh, device-spmspv.sh):
+#   device_stage_start NAME
+# goes to HOLA_ROOT and sets LOGS (default ./device-out, created), BUILD (HOLA_BUILD, default
+# ./build-device), TXT (LOGS/NAME.txt, emptied), start and log (prints a line with the seconds
+# since start and adds it to TXT) and HOLA_COMMIT (exported); exits 1 when BUILD was not
+# configured (scripts/device-check.sh build).
+device_stage_start() {
+  cd "$HOLA_ROOT" || exit 1
+  LOGS="${LOGS:-$HOLA_ROOT/device-out}"
+  mkdir -p "$LOGS"
+  BUILD="${HOLA_BUILD:-$HOLA_ROOT/build-device}"
+  TXT="$LOGS/$1.txt"
+  : > "$TXT"
+  start=$(date +%s)
+  log() { echo "[$(( $(date +%s) - start )) s] $*" | tee -a "$TXT"; }
+  HOLA_COMMIT="$(hola_commit)"
+  export HOLA_COMMIT
+  if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+    log "no $BUILD: run scripts/device-check.sh build first"
+    exit 1
+  fi
+}

@@ -29,11 +29,15 @@ import gzip
 import json
 import math
 import os
-import subprocess
 import sys
 import textwrap
 
 import numpy as np
+
+# repo_root and git_commit are train.py's (same folder; the folder is on sys.path when this
+# script runs, the insert covers an import from elsewhere).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from train import git_commit, repo_root  # noqa: E402
 
 SLOWDOWN_CAP = 20.0
 # Inputs of the tree, in the order of SpmspvTreeFeatures in the generated header; sizes in log2
@@ -292,20 +296,6 @@ def tree_json(node, candidates):
         "left": tree_json(node.left, candidates),
         "right": tree_json(node.right, candidates),
     }
-
-
-def repo_root():
-    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def git_commit():
-    try:
-        out = subprocess.run(
-            ["git", "-C", repo_root(), "rev-parse", "HEAD"], capture_output=True, text=True
-        )
-        return out.stdout.strip() or os.environ.get("HOLA_COMMIT", "unknown")
-    except OSError:
-        return os.environ.get("HOLA_COMMIT", "unknown")
 
 
 def main():

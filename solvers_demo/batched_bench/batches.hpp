@@ -105,6 +105,20 @@ std::vector<batched::SmallMatrix<V>> make_matrices(const std::string& pattern, s
   return ms;
 }
 
+// Offsets of `count` consecutive blocks of size(0), size(1), ... entries: count + 1 prefix sums
+// from 0, stored as I in `off` and returned in 64 bits; fails when the total exceeds 32-bit
+// indices.
+template <class Size>
+std::vector<std::int64_t> block_offsets(std::int64_t count, std::vector<I>& off, Size size) {
+  std::vector<std::int64_t> o(static_cast<std::size_t>(count + 1), 0);
+  for (std::int64_t i = 0; i < count; ++i) o[i + 1] = o[i] + size(i);
+  if (o[count] > 0x7fffffffLL)
+    fail(status::unsupported, "hola-batched-bench: batch exceeds 32-bit indices");
+  off.assign(o.size(), 0);
+  for (std::int64_t i = 0; i <= count; ++i) off[i] = static_cast<I>(o[i]);
+  return o;
+}
+
 // The layout of hola::batched::make_batch, filled in parallel. csr_shared takes the pattern of
 // the first matrix (the shared2d generator gives every matrix that pattern).
 template <class V>
@@ -153,23 +167,9 @@ batched::BatchData<V, I> build_batch(const std::vector<batched::SmallMatrix<V>>&
       entries[i] = m.nnz();
     }
   }
-  d.row_off.assign(static_cast<std::size_t>(count + 1), 0);
-  d.col_off.assign(d.row_off.size(), 0);
-  d.nnz_off.assign(d.row_off.size(), 0);
-  std::vector<std::int64_t> ro(d.row_off.size(), 0), co(ro.size(), 0), no(ro.size(), 0);
-  for (std::int64_t i = 0; i < count; ++i) {
-    ro[i + 1] = ro[i] + ms[i].rows;
-    co[i + 1] = co[i] + ms[i].cols;
-    no[i + 1] = no[i] + entries[i];
-  }
-  const std::int64_t limit = 0x7fffffffLL;
-  if (ro[count] > limit || co[count] > limit || no[count] > limit)
-    fail(status::unsupported, "hola-batched-bench: batch exceeds 32-bit indices");
-  for (std::int64_t i = 0; i <= count; ++i) {
-    d.row_off[i] = static_cast<I>(ro[i]);
-    d.col_off[i] = static_cast<I>(co[i]);
-    d.nnz_off[i] = static_cast<I>(no[i]);
-  }
+  const auto ro = block_offsets(count, d.row_off, [&](std::int64_t i) { return ms[i].rows; });
+  const auto co = block_offsets(count, d.col_off, [&](std::int64_t i) { return ms[i].cols; });
+  const auto no = block_offsets(count, d.nnz_off, [&](std::int64_t i) { return entries[i]; });
   d.total_rows = ro[count];
   d.total_cols = co[count];
   d.total_nnz = no[count];

@@ -286,12 +286,8 @@ int main(int argc, char** argv) {
 #else
       j["gpu"] = "";
 #endif
-      j["graph"] = {{"source", input.file.empty() ? "kronecker" : input.file},
-                    {"scale", input.file.empty() ? input.scale : 0},
-                    {"edge_factor", input.file.empty() ? input.edge_factor : 0},
-                    {"vertices", g.rows},
-                    {"stored_edges", g.nnz()},
-                    {"directed", directed}};
+      j["graph"] =
+          hola::demo::graph_json(input, g, {{"stored_edges", g.nnz()}, {"directed", directed}});
       j["direction"] = direction;
       j["alpha"] = alpha;
       j["beta"] = beta;

@@ -1,8 +1,10 @@
 // Graph input shared by hola-bfs and hola-pagerank: a Matrix Market file or a Graph500-style
-// Kronecker (R-MAT) graph, optionally made undirected (A + A^T pattern, self-loops dropped).
+// Kronecker (R-MAT) graph, optionally made undirected (A + A^T pattern, self-loops dropped), and
+// its "graph" block in their --output JSON.
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -68,6 +70,19 @@ inline gen::Csr64 load_graph(const GraphInput& in, std::uint64_t seed, bool make
   gen::Csr64 g = in.file.empty() ? gen::rmat(in.scale, in.edge_factor, seed)
                                  : read_matrix_market<double, std::int64_t, std::int64_t>(in.file);
   return make_undirected ? undirected(g) : g;
+}
+
+// The "graph" block of the demos' --output JSON: where `g` came from (source, and scale and
+// edge factor of a Kronecker graph, 0 for a file) and its vertices, plus `extra` (each demo's
+// edge count and direction, under its own names).
+inline nlohmann::json graph_json(const GraphInput& in, const gen::Csr64& g,
+                                 const nlohmann::json& extra) {
+  nlohmann::json j = {{"source", in.file.empty() ? "kronecker" : in.file},
+                      {"scale", in.file.empty() ? in.scale : 0},
+                      {"edge_factor", in.file.empty() ? in.edge_factor : 0},
+                      {"vertices", g.rows}};
+  j.update(extra);
+  return j;
 }
 
 }  // namespace hola::demo

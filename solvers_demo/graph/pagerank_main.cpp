@@ -191,12 +191,7 @@ int main(int argc, char** argv) {
     j["commit"] = hola::demo::commit_id();
     j["command"] = hola::demo::command_line(argc, argv);
     j["backend"] = backend;
-    j["graph"] = {{"source", input.file.empty() ? "kronecker" : input.file},
-                  {"scale", input.file.empty() ? input.scale : 0},
-                  {"edge_factor", input.file.empty() ? input.edge_factor : 0},
-                  {"vertices", g.rows},
-                  {"edges", g.nnz()},
-                  {"undirected", undirected}};
+    j["graph"] = hola::demo::graph_json(input, g, {{"edges", g.nnz()}, {"undirected", undirected}});
     j["damping"] = damping;
     j["tolerance"] = tol;
     j["max_iterations"] = max_iter;
