@@ -64,7 +64,23 @@ if(NOT HOLA_WITH_TPETRA STREQUAL "OFF")
     file(STRINGS "${_hola_trilinos_version_h}/Trilinos_version.h" _hola_trilinos_version
          REGEX "define TRILINOS_VERSION_STRING")
     string(REGEX REPLACE ".*\"(.*)\".*" "\\1" _hola_trilinos_version "${_hola_trilinos_version}")
-    message(STATUS "Hola: Tpetra from Trilinos ${_hola_trilinos_version} (${Tpetra_DIR})")
+    # Kokkos with CUDA: Tpetra's default node is the CUDA node, so the adapter's tests run on the
+    # GPU (ctest label gpu as well) and need Hola's GPU kernels.
+    set(HOLA_TPETRA_ON_CUDA OFF)
+    find_file(_hola_kokkos_config KokkosCore_config.h HINTS ${Tpetra_INCLUDE_DIRS} NO_CACHE)
+    set(_hola_kokkos_cuda "")
+    if(_hola_kokkos_config)
+      file(STRINGS "${_hola_kokkos_config}" _hola_kokkos_cuda REGEX "^#define KOKKOS_ENABLE_CUDA$")
+    endif()
+    if(_hola_kokkos_cuda)
+      set(HOLA_TPETRA_ON_CUDA ON)
+      if(NOT HOLA_ENABLE_CUDA)
+        message(FATAL_ERROR "Tpetra's Kokkos has CUDA (its default node is the CUDA node) but "
+                            "HOLA_ENABLE_CUDA is OFF: HolaOperator needs Hola's GPU kernels there")
+      endif()
+    endif()
+    message(STATUS "Hola: Tpetra from Trilinos ${_hola_trilinos_version} (${Tpetra_DIR}), "
+                   "CUDA node ${HOLA_TPETRA_ON_CUDA}")
   elseif(HOLA_WITH_TPETRA STREQUAL "ON")
     list(JOIN _hola_tpetra_missing ", " _hola_tpetra_missing_text)
     message(FATAL_ERROR "HOLA_WITH_TPETRA=ON but these were not found: ${_hola_tpetra_missing_text}. "

@@ -5,19 +5,33 @@
 #    into $TRILINOS_BUILD/src, 2. configures Trilinos 13.2 (Kokkos + Kokkos Kernels + Teuchos +
 #    Tpetra + Belos + Ifpack2, CUDA node, sm_90, ETI double / int / long long) in
 #    $TRILINOS_BUILD/build, 3. builds and installs it into $TRILINOS_BUILD/install,
-#    4. configures Hola against it (build-device-tpetra) and builds tpetra_belos and
-#    tpetra_hola_operator_test.
+#    4. configures Hola against it (build-device-tpetra) and builds tpetra_belos,
+#    tpetra_apply_calls (counting host <-> device copies with CUPTI) and tpetra_hola_operator_test,
+#    5. runs them on the GPU(s) (steps tests, calls, solve, scaling; see below).
 # Resumable: $TRILINOS_BUILD (default ./build-trilinos, git-ignored) is kept between consecutive
 # device commands; each step is skipped when done, and the Trilinos build stops itself after
 # $TRILINOS_BUILD_TIMEOUT seconds (default 480, under the 10-minute command limit) with exit
 # status 3: call the script again and it continues where ninja stopped.
 # Writes into OUT: trilinos-configure.log, trilinos-build.log, trilinos-install.log,
-# tpetra-hola-build.log, trilinos-times.txt (the time of every step, all calls).
+# tpetra-hola-build.log, trilinos-times.txt (the time of every step, all calls), and from the run
+# steps tpetra-run.txt (every command and its output) and the result files tpetra-*.json.
 # Environment: OUT, HOLA_ROOT, JOBS (from env.sh), TRILINOS_SRC_TAR (default
 # .carry/trilinos-src.tar.xz), TRILINOS_BUILD, TRILINOS_BUILD_TIMEOUT, HOLA_TPETRA_BUILD
-# (default build-device-tpetra), TPETRA_STEPS (default "trilinos hola"; "configure" only unpacks
-# and configures Trilinos: the check that runs without a GPU), CUDA_ARCH (default: the GPU's,
-# else 90; Kokkos 3.4 knows no sm_90, so 80 and 90 both map to its patched AMPERE80 option).
+# (default build-device-tpetra), TPETRA_STEPS (default "trilinos hola tests calls solve";
+# "configure" only unpacks and configures Trilinos: the check that runs without a GPU), CUDA_ARCH
+# (default: the GPU's, else 90; Kokkos 3.4 knows no sm_90, so 80 and 90 both map to its patched
+# AMPERE80 option), TPETRA_N (the 3D Poisson grid of the solve and calls steps, default 200),
+# TPETRA_SCALING_GPUS (default 1 2 4, those present), TPETRA_REPEATS (scaling, default 3).
+# Run steps (each needs the hola step done, in this or an earlier call):
+#   tests    ctest -R tpetra in the Hola build: tpetra_hola_operator_np1/2/4 (all ranks on GPU 0)
+#            and tpetra_belos_demo_np2
+#   calls    tpetra_apply_calls: 1000 applies on 22^3 rows (per-call cost) and 100 on TPETRA_N^3,
+#            CrsMatrix against HolaOperator, with host <-> device copy counts; 1 rank, and 2 ranks
+#            on 2 GPUs where present
+#   solve    tpetra_belos --solver all --prec jacobi --check on TPETRA_N^3: 1 rank, and 2 ranks
+#            on 2 GPUs where present
+#   scaling  Belos CG + Jacobi, strong (TPETRA_N^3) and weak (TPETRA_N^3 per GPU) over
+#            TPETRA_SCALING_GPUS, one rank per GPU, TPETRA_REPEATS each (tpetra-scaling-*.json)
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$HOLA_ROOT" || exit 1
@@ -30,7 +44,7 @@ src="$tb/src/Trilinos-trilinos-release-13-2-0"
 bld="$tb/build"
 prefix="$tb/install"
 hola_build="${HOLA_TPETRA_BUILD:-$HOLA_ROOT/build-device-tpetra}"
-steps="${TPETRA_STEPS:-trilinos hola}"
+steps="${TPETRA_STEPS:-trilinos hola tests calls solve}"
 timeout_s="${TRILINOS_BUILD_TIMEOUT:-480}"
 times="$tb/times.txt"
 arch="${CUDA_ARCH:-$(gpu_arch)}"
@@ -163,12 +177,93 @@ if want hola; then
       -DCMAKE_CUDA_ARCHITECTURES="$arch" -DCMAKE_CXX_COMPILER="${HOLA_TPETRA_CXX:-mpicxx}" \
       -DCMAKE_CXX_FLAGS="${HOLA_TPETRA_CXX_FLAGS:-$tflags}" \
       -DCMAKE_PREFIX_PATH="$prefix" -DTpetra_DIR="$prefix/lib/cmake/Tpetra" \
-      -DHOLA_WITH_TPETRA=ON -DHOLA_WITH_PETSC=OFF -DHOLA_WITH_HYPRE=OFF &&
-      cmake --build "$hola_build" -j "$JOBS" --target tpetra_belos tpetra_hola_operator_test
+      -DHOLA_WITH_TPETRA=ON -DHOLA_WITH_PETSC=OFF -DHOLA_WITH_HYPRE=OFF \
+      -DHOLA_TPETRA_COUNT_TRANSFERS=ON &&
+      cmake --build "$hola_build" -j "$JOBS" --target tpetra_belos tpetra_apply_calls \
+        tpetra_hola_operator_test
   } > "$OUT/tpetra-hola-build.log" 2>&1 ||
     { echo "tpetra: HOLA TPETRA BUILD FAILED"; grep -E "error" "$OUT/tpetra-hola-build.log" | head -20;
       tail -30 "$OUT/tpetra-hola-build.log"; exit 1; }
   grep -E "Hola: Tpetra" "$OUT/tpetra-hola-build.log"
   record "hola tpetra targets $(($(date +%s) - s)) s ($hola_build)"
 fi
+# 5. On the GPU(s). Every command and its output go to tpetra-run.txt.
+run_log="$OUT/tpetra-run.txt"
+if want tests || want calls || want solve || want scaling; then
+  [ -x "$hola_build/solvers_demo/tpetra_belos/tpetra_belos" ] ||
+    { echo "tpetra: Hola's Tpetra targets are not built (step hola)"; exit 1; }
+  export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export OMP_NUM_THREADS=1
+  bin="$hola_build/solvers_demo/tpetra_belos"
+  gpus="$(nvidia-smi -L 2> /dev/null | grep -c '^GPU' || true)"
+  n="${TPETRA_N:-200}"
+  commit="$(hola_commit)"
+  mpi=(mpiexec)
+  if mpiexec --version 2> /dev/null | grep -qE "Open MPI|OpenRTE"; then
+    mpi+=(--oversubscribe --bind-to none)
+    [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
+  fi
+  echo "tpetra: run steps on $gpus GPU(s), commit $commit, $(mpiexec --version 2> /dev/null | head -1)" |
+    tee -a "$run_log"
+fi
+run_failed=0
+# run_on G NP CMD...: CMD on NP ranks over the first G GPUs (Kokkos gives each rank a GPU from its
+# node-local rank: KOKKOS_NUM_DEVICES); logged; a failure is remembered, the steps go on.
+run_on() {
+  local g=$1 np=$2 rc
+  shift 2
+  echo "\$ KOKKOS_NUM_DEVICES=$g mpiexec -n $np $*" | sed "s#$HOLA_ROOT/##g" | tee -a "$run_log"
+  KOKKOS_NUM_DEVICES=$g "${mpi[@]}" -n "$np" "$@" >> "$run_log" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] || { echo "tpetra: FAILED (exit $rc): $*" | tee -a "$run_log"; run_failed=1; }
+  return $rc
+}
+if want tests; then
+  s=$(date +%s)
+  echo "\$ ctest -R tpetra (in $(basename "$hola_build"))" >> "$run_log"
+  ctest --test-dir "$hola_build" -R tpetra --output-on-failure --timeout 300 >> "$run_log" 2>&1 ||
+    { echo "tpetra: ctest -R tpetra FAILED" | tee -a "$run_log"; run_failed=1; }
+  grep -E "tests passed|Failed|\*\*\*" "$run_log" | tail -8
+  record "tests $(($(date +%s) - s)) s"
+fi
+if want calls; then
+  s=$(date +%s)
+  run_on 1 1 "$bin/tpetra_apply_calls" -n 22 --calls 1000 --rounds 5 \
+    --output "$OUT/tpetra-calls-n22-np1.json"
+  run_on 1 1 "$bin/tpetra_apply_calls" -n "$n" --calls 100 --rounds 3 \
+    --output "$OUT/tpetra-calls-n$n-np1.json"
+  if [ "$gpus" -ge 2 ]; then
+    run_on 2 2 "$bin/tpetra_apply_calls" -n "$n" --calls 100 --rounds 3 \
+      --output "$OUT/tpetra-calls-n$n-np2-gpus2.json"
+  fi
+  record "calls $(($(date +%s) - s)) s"
+fi
+if want solve; then
+  s=$(date +%s)
+  run_on 1 1 "$bin/tpetra_belos" -n "$n" --solver all --prec jacobi --max-iters 3000 --check \
+    --output "$OUT/tpetra-belos-n$n-np1.json"
+  if [ "$gpus" -ge 2 ]; then
+    run_on 2 2 "$bin/tpetra_belos" -n "$n" --solver all --prec jacobi --max-iters 3000 --check \
+      --output "$OUT/tpetra-belos-n$n-np2-gpus2.json"
+  fi
+  record "solve $(($(date +%s) - s)) s"
+fi
+if want scaling; then
+  s=$(date +%s)
+  for g in ${TPETRA_SCALING_GPUS:-1 2 4}; do
+    [ "$g" -le "$gpus" ] || continue
+    # Weak scaling: n^3 rows per GPU (the grid edge times the cube root of g).
+    weak_n="$(awk -v n="$n" -v g="$g" 'BEGIN { printf "%d", n * g ^ (1 / 3) + 0.5 }')"
+    for rep in $(seq 1 "${TPETRA_REPEATS:-3}"); do
+      run_on "$g" "$g" "$bin/tpetra_belos" -n "$n" --solver cg --prec jacobi --check \
+        --output "$OUT/tpetra-scaling-strong-n$n-g$g-r$rep.json"
+      [ "$g" -gt 1 ] && run_on "$g" "$g" "$bin/tpetra_belos" -n "$weak_n" --solver cg \
+        --prec jacobi --check --output "$OUT/tpetra-scaling-weak-n$weak_n-g$g-r$rep.json"
+    done
+  done
+  record "scaling $(($(date +%s) - s)) s"
+fi
+grep -E "^tpetra_(belos|apply_calls):|^(CG|GMRES|BICGSTAB|Block CG) |HolaOperator / CrsMatrix|one product|iteration counts|Tpetra node|copies per call" \
+  "$run_log" 2> /dev/null | tail -60
+[ $run_failed -eq 0 ] || { echo "tpetra: some runs FAILED (tpetra-run.txt)"; exit 1; }
 echo "tpetra: done ($(elapsed) this call)"

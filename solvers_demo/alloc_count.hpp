@@ -40,7 +40,9 @@ inline long long now() { return allocations.load(std::memory_order_relaxed); }
 
 }  // namespace hola::alloc_count
 
-#if defined(HOLA_ALLOC_COUNT_REPLACES_MALLOC)
+// Not in nvcc's device pass (a program compiled as CUDA, e.g. through Kokkos' nvcc_wrapper): there
+// malloc and free name CUDA's device-side allocator, which stays as it is.
+#if defined(HOLA_ALLOC_COUNT_REPLACES_MALLOC) && !defined(__CUDA_ARCH__)
 extern "C" {
 void* __libc_malloc(std::size_t);
 void* __libc_calloc(std::size_t, std::size_t);

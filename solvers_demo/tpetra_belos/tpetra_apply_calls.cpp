@@ -13,7 +13,9 @@
 // --warmup untimed calls of each; the time of a round is the wall clock around its calls, the
 // maximum over the processes. Reports the median and the minimum over the rounds in microseconds
 // per call, and the heap allocations per call (alloc_count.hpp; the maximum over the processes),
-// as a table and as a "result: {...}" JSON line (--output FILE: the same object with the commit and
+// and, on the CUDA node with HOLA_TPETRA_COUNT_TRANSFERS, the host <-> device copies per call
+// (CUPTI, transfer_count.hpp; a separate pass after the timed rounds), as a table and as a
+// "result: {...}" JSON line (--output FILE: the same object with the commit and
 // the command). Exit code 1 when the two operators disagree or the adapter analysed the matrix
 // more than once.
 //
@@ -37,6 +39,7 @@
 #include "hola/tpetra_operator.hpp"
 #include "run_info.hpp"
 #include "tpetra_problems.hpp"
+#include "transfer_count.hpp"
 
 namespace {
 
@@ -52,6 +55,7 @@ struct Settings {
   int calls = 1000;
   int warmup = 10;
   int rounds = 3;
+  int countCalls = 20;  // calls per case in the transfer-count pass
   std::string kernel = "auto";
   double tolerance = 1e-12;
   std::string output;   // the result JSON (process 0)
@@ -86,6 +90,18 @@ double relativeDifference(const mv_type& Y, const mv_type& Z) {
   return zm > 0 ? dm / zm : dm;
 }
 
+// A vector in the node's memory (device memory on the CUDA node).
+using node_vector = Kokkos::View<SC*, NO::memory_space>;
+
+// x_i = 1 + (i mod 7) / 8, filled on the host and copied to the node's memory.
+node_vector patternVector(const char* label, std::int64_t size) {
+  node_vector v(std::string(label), static_cast<std::size_t>(size));
+  auto h = Kokkos::create_mirror_view(v);
+  for (std::size_t i = 0; i < h.extent(0); ++i) h(i) = 1.0 + static_cast<SC>(i % 7) / 8;
+  Kokkos::deep_copy(v, h);
+  return v;
+}
+
 struct Case {
   Case(std::string op_, std::string key_, char mode_, double beta_, bool otherMap_,
        std::function<void()> run_)
@@ -103,6 +119,7 @@ struct Case {
   std::function<void()> run;
   std::vector<double> us;  // per call, one per round
   double allocsPerCall = 0;
+  double toDevicePerCall = 0, toHostPerCall = 0;  // copies (maximum over the processes)
 };
 
 double median(std::vector<double> v) {
@@ -113,16 +130,31 @@ double median(std::vector<double> v) {
 
 // Microseconds per call of `calls` back-to-back calls (maximum over the processes), and the heap
 // allocations per call (maximum over the processes).
+// The clock stops once the device work of the calls is done (fence()).
 double timeCalls(Case& c, int calls, const comm_ptr& comm) {
+  fence();
   comm->barrier();
   const long long a0 = hola::alloc_count::now();
   const auto t0 = Clock::now();
   for (int i = 0; i < calls; ++i) c.run();
+  fence();
   const double s = std::chrono::duration<double>(Clock::now() - t0).count();
   const long long a1 = hola::alloc_count::now();
   c.allocsPerCall =
       std::max(c.allocsPerCall, maxOverProcesses(comm, static_cast<double>(a1 - a0) / calls));
   return 1e6 * maxOverProcesses(comm, s) / calls;
+}
+
+// Host <-> device copies per call over `calls` calls (maximum over the processes).
+void countTransfers(Case& c, int calls, const comm_ptr& comm) {
+  fence();
+  comm->barrier();
+  (void)hola::demo::transfers::take();
+  for (int i = 0; i < calls; ++i) c.run();
+  fence();
+  const auto n = hola::demo::transfers::take();
+  c.toDevicePerCall = maxOverProcesses(comm, static_cast<double>(n.to_device) / calls);
+  c.toHostPerCall = maxOverProcesses(comm, static_cast<double>(n.to_host) / calls);
 }
 
 int run(const Settings& s, const comm_ptr& comm) {
@@ -140,8 +172,9 @@ int run(const Settings& s, const comm_ptr& comm) {
   const double setupSeconds =
       maxOverProcesses(comm, std::chrono::duration<double>(Clock::now() - t0).count());
 
-  // The local product alone: the same kind of hola::Operator on the local CSR arrays.
-  const auto lcl = A->getLocalMatrixHost();
+  // The local product alone: the same kind of hola::Operator on the local CSR arrays and on
+  // vectors in the node's memory (device memory on the CUDA node), on the adapter's stream.
+  const auto lcl = A->getLocalMatrixDevice();
   hola::CsrView<SC, hola_op_type::hola_index_type, hola_op_type::hola_offset_type> view;
   view.rows = static_cast<std::int64_t>(lcl.numRows());
   view.cols = static_cast<std::int64_t>(lcl.numCols());
@@ -152,13 +185,13 @@ int run(const Settings& s, const comm_ptr& comm) {
           : nullptr;
   view.col_idx = reinterpret_cast<const hola_op_type::hola_index_type*>(lcl.graph.entries.data());
   view.values = lcl.values.data();
-  view.memory = hola::Memory::host;
+  view.memory = hola_op_type::onDevice ? hola::Memory::device : hola::Memory::host;
   local_op_type local(options);
   local.setup(view, 1);
-  std::vector<SC> xCols(view.cols, 1.0), yRows(view.rows, 0.5), xRows(view.rows, 1.0),
-      yCols(view.cols, 0.5);
-  for (std::size_t i = 0; i < xCols.size(); ++i) xCols[i] = 1.0 + static_cast<SC>(i % 7) / 8;
-  for (std::size_t i = 0; i < xRows.size(); ++i) xRows[i] = 1.0 + static_cast<SC>(i % 7) / 8;
+  void* const stream = hola_op_type::stream();
+  const node_vector xCols = patternVector("xCols", view.cols),
+                    xRows = patternVector("xRows", view.rows);
+  const node_vector yRows(std::string("yRows"), view.rows), yCols(std::string("yCols"), view.cols);
 
   // Square matrix: domain, range and row Maps are one Map object.
   mv_type X(A->getDomainMap(), 1), Y(A->getRangeMap(), 1), Z(A->getRangeMap(), 1);
@@ -187,9 +220,9 @@ int run(const Settings& s, const comm_ptr& comm) {
                          [&, m, beta] { H->apply(X, Y, m, 1.0, beta); });
       cases.emplace_back("hola::Operator", "local", mode, beta, false, [&, op, beta] {
         if (op == hola::Op::N)
-          local.apply(op, 1.0, {xCols.data(), view.cols}, beta, {yRows.data(), view.rows});
+          local.apply(op, 1.0, {xCols.data(), view.cols}, beta, {yRows.data(), view.rows}, stream);
         else
-          local.apply(op, 1.0, {xRows.data(), view.rows}, beta, {yCols.data(), view.cols});
+          local.apply(op, 1.0, {xRows.data(), view.rows}, beta, {yCols.data(), view.cols}, stream);
       });
     }
   }
@@ -202,10 +235,19 @@ int run(const Settings& s, const comm_ptr& comm) {
     for (Case& c : cases) {
       // beta = 1 adds A X to Y at every call: start each round from the same Y.
       Y.putScalar(0.5);
-      std::fill(yRows.begin(), yRows.end(), 0.5);
-      std::fill(yCols.begin(), yCols.end(), 0.5);
+      Kokkos::deep_copy(yRows, 0.5);
+      Kokkos::deep_copy(yCols, 0.5);
       c.us.push_back(timeCalls(c, s.calls, comm));
     }
+  // The copies per call, in a pass of their own (CUPTI's records stay out of the timed rounds).
+  const bool counted = hola_op_type::onDevice && hola::demo::transfers::start();
+  const std::string countNote =
+      counted ? "CUPTI memcpy records"
+              : (hola_op_type::onDevice ? hola::demo::transfers::reason()
+                                        : std::string("host node: no device"));
+  if (counted)
+    for (Case& c : cases) countTransfers(c, s.countCalls, comm);
+  const std::string node = nodeDescription(comm);
 
   const auto analyses =
       static_cast<long long>(maxOverProcesses(comm, static_cast<double>(H->analysisCount())));
@@ -219,20 +261,26 @@ int run(const Settings& s, const comm_ptr& comm) {
         static_cast<unsigned long long>(A->getGlobalNumEntries()), comm->getSize(),
         omp_get_max_threads(), NO::execution_space::name(), H->kernelName().c_str(),
         H->kernelName(Teuchos::TRANS).c_str());
+    std::printf("%s\n", node.c_str());
     std::printf(
         "HolaOperator setup %.3f ms; analyses %lld; max relative difference to CrsMatrix "
         "%.2e\n",
         1e3 * setupSeconds, analyses, maxDiff);
     std::printf(
+        "host <-> device copies per call: %s\n",
+        counted ? "counted (columns to-dev / to-host, over separate calls)" : countNote.c_str());
+    std::printf(
         "microseconds per call: median of %d rounds of %d calls [minimum]; heap "
         "allocations per call\n",
         s.rounds, s.calls);
-    std::printf("%-4s %-4s %-9s %-15s %12s %12s %8s\n", "mode", "beta", "Map", "operator",
-                "us/call", "[min]", "allocs");
+    std::printf("%-4s %-4s %-9s %-15s %12s %12s %8s %7s %7s\n", "mode", "beta", "Map", "operator",
+                "us/call", "[min]", "allocs", "to-dev", "to-host");
     for (const Case& c : cases)
-      std::printf("%-4c %-4g %-9s %-15s %12.2f %12.2f %8.1f\n", c.mode, c.beta,
+      std::printf("%-4c %-4g %-9s %-15s %12.2f %12.2f %8.1f %7s %7s\n", c.mode, c.beta,
                   c.otherMap ? "separate" : "A's", c.op.c_str(), median(c.us),
-                  *std::min_element(c.us.begin(), c.us.end()), c.allocsPerCall);
+                  *std::min_element(c.us.begin(), c.us.end()), c.allocsPerCall,
+                  counted ? std::to_string(c.toDevicePerCall).substr(0, 5).c_str() : "-",
+                  counted ? std::to_string(c.toHostPerCall).substr(0, 5).c_str() : "-");
     std::printf("HolaOperator / CrsMatrix (medians):");
     for (std::size_t i = 0; i + 1 < cases.size(); ++i)
       if (cases[i].key == "crs" && cases[i + 1].key == "hola")
@@ -249,7 +297,8 @@ int run(const Settings& s, const comm_ptr& comm) {
         "\"nnz\": %llu, \"ranks\": %d, \"omp_threads\": %d, \"node\": \"%s\", "
         "\"kernel_n\": \"%s\", \"kernel_t\": \"%s\", \"calls\": %d, \"rounds\": %d, "
         "\"warmup\": %d, \"setup_ms\": %.4f, \"analyses\": %lld, "
-        "\"max_rel_diff\": %.3e, \"allocs_counted\": %s",
+        "\"max_rel_diff\": %.3e, \"allocs_counted\": %s, \"device\": %s, "
+        "\"transfers_counted\": %s, \"transfers_note\": %s, \"transfer_count_calls\": %d",
         nlohmann::json(s.matrix.empty() ? "poisson3d:n=" + std::to_string(s.n) : s.matrix)
             .dump()
             .c_str(),
@@ -257,7 +306,9 @@ int run(const Settings& s, const comm_ptr& comm) {
         static_cast<unsigned long long>(A->getGlobalNumEntries()), comm->getSize(),
         omp_get_max_threads(), NO::execution_space::name(), H->kernelName().c_str(),
         H->kernelName(Teuchos::TRANS).c_str(), s.calls, s.rounds, s.warmup, 1e3 * setupSeconds,
-        analyses, maxDiff, hola::alloc_count::available() ? "true" : "false");
+        analyses, maxDiff, hola::alloc_count::available() ? "true" : "false",
+        nlohmann::json(node).dump().c_str(), counted ? "true" : "false",
+        nlohmann::json(countNote).dump().c_str(), s.countCalls);
     std::string json = buf;
     for (const Case& c : cases) {
       const std::string key = c.key + "_" + c.mode + "_beta" + (c.beta == 0 ? "0" : "1") +
@@ -266,6 +317,12 @@ int run(const Settings& s, const comm_ptr& comm) {
                     key.c_str(), median(c.us), key.c_str(),
                     *std::min_element(c.us.begin(), c.us.end()), key.c_str(), c.allocsPerCall);
       json += buf;
+      if (counted) {
+        std::snprintf(buf, sizeof(buf),
+                      ", \"%s_to_device_per_call\": %.3f, \"%s_to_host_per_call\": %.3f",
+                      key.c_str(), c.toDevicePerCall, key.c_str(), c.toHostPerCall);
+        json += buf;
+      }
     }
     json += std::string(", \"ok\": ") + (ok ? "true" : "false") + "}";
     std::printf("result: %s\n", json.c_str());
@@ -302,7 +359,10 @@ int main(int argc, char** argv) {
             ->check(CLI::Range(0, 100000000));
         app.add_option("--rounds", s.rounds, "rounds of all cases (median and minimum reported)")
             ->check(CLI::Range(1, 1000));
-        app.add_option("-k,--kernel", s.kernel, "Hola kernel (auto, cpu)");
+        app.add_option("--count-calls", s.countCalls,
+                       "calls per case in the host <-> device copy count (CUDA node)")
+            ->check(CLI::Range(1, 100000));
+        app.add_option("-k,--kernel", s.kernel, "Hola kernel (auto, cpu, or a GPU kernel)");
         app.add_option("--tolerance", s.tolerance,
                        "largest relative difference between the two operators' results");
         app.add_option("-o,--output", s.output,

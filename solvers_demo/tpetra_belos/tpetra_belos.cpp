@@ -69,7 +69,9 @@ int allowed_difference(const std::string& solver, int iterations) {
   return std::max(floor, static_cast<int>(std::ceil(share * iterations)));
 }
 
+// Wall time since start, once this process's device work is done and every process got here.
 double seconds(const comm_ptr& comm, std::chrono::steady_clock::time_point start) {
+  fence();
   comm->barrier();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -126,6 +128,7 @@ Run solve(const std::string& name, const RCP<const op_type>& op, const RCP<const
   solver->setProblem(problem);
 
   Run run;
+  fence();
   comm->barrier();
   const auto start = std::chrono::steady_clock::now();
   run.converged = solver->solve() == Belos::Converged;
@@ -148,6 +151,7 @@ double productSeconds(const op_type& op, const crs_type& A, int repeat, const co
   mv_type x(A.getDomainMap(), 1), y(A.getRangeMap(), 1);
   x.putScalar(1.0);
   op.apply(x, y);
+  fence();
   comm->barrier();
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < repeat; ++i) op.apply(x, y);
@@ -190,10 +194,12 @@ int run(const Settings& s, const comm_ptr& comm) {
                 s.prec.c_str());
     std::printf("Hola kernel: %s (%s)\n", H->kernelName().c_str(), H->selectionReason().c_str());
   }
+  const std::string node = nodeDescription(comm);
+  if (root) std::printf("%s\n", node.c_str());
   nlohmann::json results;
   if (root && !s.output.empty())
     results = {{"commit", hola::demo::commit_id()},
-               {"device", "host (Tpetra Serial node, Hola's CPU kernels)"},
+               {"device", node},
                {"command", s.command},
                {"problem", s.matrix.empty() ? "poisson3d:n=" + std::to_string(s.n) : s.matrix},
                {"rows", A->getGlobalNumRows()},

@@ -17,6 +17,10 @@
 #include <string>
 #include <vector>
 
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime.h>
+#endif
+
 #include "grid_problems.hpp"
 #include "hola/matrix_market.hpp"
 #include "hola/tpetra_operator.hpp"
@@ -33,6 +37,44 @@ using crs_type = hola_op_type::crs_matrix_type;
 using mv_type = hola_op_type::mv_type;
 using op_type = Tpetra::Operator<SC, LO, GO, NO>;
 using comm_ptr = Teuchos::RCP<const Teuchos::Comm<int>>;
+
+// Waits for the node's execution space (nothing to wait for on host nodes). A wall-clock time
+// of device work must end with it: Tpetra's and Hola's products on the CUDA node are asynchronous.
+inline void fence() { NO::execution_space().fence(); }
+
+// What runs the products, for the logs and result files: the node's execution space, and on the
+// CUDA node each process's GPU (CUDA device number and PCI bus id, gathered on every process;
+// Kokkos picks the device from the node-local rank with KOKKOS_NUM_DEVICES or
+// --kokkos-num-devices).
+inline std::string nodeDescription(const comm_ptr& comm) {
+  std::string text = std::string("Tpetra node ") + NO::execution_space::name();
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (hola_op_type::onDevice) {
+    int device = -1;
+    char bus[32] = "?";
+    cudaDeviceProp prop{};
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaGetDeviceProperties(&prop, device) != cudaSuccess ||
+        cudaDeviceGetPCIBusId(bus, static_cast<int>(sizeof(bus)), device) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return text + ", CUDA device unknown";
+    }
+    // Every process's device and bus id, in rank order.
+    std::vector<char> mine(48, '\0');
+    std::snprintf(mine.data(), mine.size(), "%d (%s)", device, bus);
+    std::vector<char> all(mine.size() * static_cast<std::size_t>(comm->getSize()));
+    Teuchos::gatherAll<int, char>(*comm, static_cast<int>(mine.size()), mine.data(),
+                                  static_cast<int>(all.size()), all.data());
+    text += std::string(", ") + prop.name + ", CUDA device per rank:";
+    for (int r = 0; r < comm->getSize(); ++r)
+      text += std::string(r ? ", " : " ") + std::to_string(r) + ": " +
+              std::string(all.data() + r * mine.size());
+  }
+#else
+  (void)comm;
+#endif
+  return text;
+}
 
 // 7-point 3D Poisson on an n^3 grid (hola::grid::poisson3d_row), rows in contiguous blocks.
 inline Teuchos::RCP<crs_type> poisson3d(GO n, const comm_ptr& comm) {

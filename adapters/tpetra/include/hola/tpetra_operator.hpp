@@ -175,6 +175,21 @@ class HolaOperator : public Tpetra::Operator<SC, LO, GO, NO> {
 
   Teuchos::RCP<const crs_matrix_type> getMatrix() const { return A_; }
 
+  // True on the CUDA node: the local arrays and vectors are device memory and Hola's GPU kernels
+  // run; false on host nodes.
+  static constexpr bool onDevice = detail::isCudaExecSpace<execution_space>();
+
+  // The stream the local products are launched on: the node's execution space instance (a
+  // cudaStream_t on the CUDA node, so they are ordered with Tpetra's own kernels); null on host
+  // nodes.
+  static void* stream() {
+#if defined(KOKKOS_ENABLE_CUDA)
+    if constexpr (detail::isCudaExecSpace<execution_space>())
+      return static_cast<void*>(execution_space().cuda_stream());
+#endif
+    return nullptr;
+  }
+
   // Forces a new analysis at the next apply. Needed only when the matrix's local column indices
   // were changed in place, without new arrays (the cache key cannot see that).
   void structureChanged() { ++structureVersion_; }
@@ -285,14 +300,6 @@ class HolaOperator : public Tpetra::Operator<SC, LO, GO, NO> {
       rowMapExtent_ = lcl.graph.row_map.extent(0);
       entriesData_ = lcl.graph.entries.data();
     }
-  }
-
-  static void* stream() {
-#if defined(KOKKOS_ENABLE_CUDA)
-    if constexpr (detail::isCudaExecSpace<execution_space>())
-      return static_cast<void*>(execution_space().cuda_stream());
-#endif
-    return nullptr;
   }
 
   using const_device_view =
@@ -440,8 +447,6 @@ class HolaOperator : public Tpetra::Operator<SC, LO, GO, NO> {
     }
     if (replicated) Y.reduce();
   }
-
-  static constexpr bool onDevice = detail::isCudaExecSpace<execution_space>();
 
   Teuchos::RCP<const crs_matrix_type> A_;
   mutable hola_operator_type op_;
