@@ -31,21 +31,6 @@ __global__ __launch_bounds__(kMaxThreadsPerBlock) void scalar_rows_kernel(RowArg
         for (U j = begin; j < end; ++j)
           atomicAdd(a.y_out + load_ro(a.col_idx + j), load_ro(a.values + j) * scaled_x);
       }
-    } else if constexpr (sizeof(U) > sizeof(std::uint32_t)) {
-      // 64-bit offsets: the row is walked from its first entry with 32-bit steps (same entries,
-      // same order). 64-bit index arithmetic on every entry made this latency-bound loop 1.7x
-      // slower on a 7-point stencil (H200); a row of 2^32 or more entries keeps 64-bit steps.
-      const U length = end - begin;
-      V sum;
-      if (length <= U{0xffffffffu}) {
-        RowArgs<V, I, O> row_args = a;
-        row_args.values += begin;
-        row_args.col_idx += begin;
-        sum = strided_dot<1>(row_args, std::uint32_t{0}, static_cast<std::uint32_t>(length), V(0));
-      } else {
-        sum = strided_dot<1>(a, begin, end, V(0));
-      }
-      write_row(a, row, sum);
     } else {
       write_row(a, row, strided_dot<1>(a, begin, end, V(0)));
     }
