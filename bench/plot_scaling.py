@@ -2,6 +2,8 @@
 """Plots of the scaling stage's scaling.json (scripts/device-petsc-scaling.sh; matplotlib).
 
 Usage: python3 bench/plot_scaling.py OUT/scaling.json [--out scaling.png]
+(bench/tpetra_scaling.py writes the same layout for Tpetra, with the optional keys title,
+problem and solve_label that name the program, the problem and the timed phase.)
 One PNG, a column per series (strong, weak): KSPSolve time (top) and parallel efficiency on
 KSPSolve time (bottom, dashed: per iteration) against the GPU count, a line per matrix type and
 preconditioner. Series or points that did not run are left out; one GPU count alone gives points.
@@ -62,8 +64,8 @@ def plot(data, out):
             grid = f"{data.get('strong_n', '?')}^3 in all"
         else:
             grid = f"{data.get('weak_n', '?')}^3 per GPU"
-        top.set_title(f"{series} scaling, ex45 {grid}")
-        top.set_ylabel("KSPSolve (s, median)")
+        top.set_title(f"{series} scaling, {data.get('problem', 'ex45')} {grid}")
+        top.set_ylabel(f"{data.get('solve_label', 'KSPSolve')} (s, median)")
         bottom.set_ylabel("parallel efficiency (dashed: per iteration)")
         bottom.axhline(1.0, color="gray", linewidth=0.8)
         if series == "weak":
@@ -82,7 +84,7 @@ def plot(data, out):
         else:
             top.text(0.5, 0.5, "no runs", ha="center", transform=top.transAxes)
     fig.suptitle(
-        f"PETSc ex45, {hola} vs {base}: {data.get('device', '?')},"
+        f"{data.get('title', 'PETSc ex45')}, {hola} vs {base}: {data.get('device', '?')},"
         f" commit {str(data.get('commit', '?'))[:10]}, -use_gpu_aware_mpi"
         f" {data.get('gpu_aware_mpi', '?')}"
     )
