@@ -29,7 +29,9 @@
 #             HYPRE adapter's tests and hypre_krylov on device memory; run it alone, again while
 #             it reports INCOMPLETE (the builds resume in build-hypre/)
 #   tpetra    scripts/device-tpetra.sh: Trilinos 13.2 (Kokkos, Tpetra, Belos, Ifpack2) with CUDA
-#             from .carry/trilinos-src.tar.xz into build-trilinos/ (resumable), Hola's Tpetra targets
+#             from .carry/trilinos-src.tar.xz into build-trilinos/ (resumable), Hola's Tpetra targets,
+#             then on the GPU(s) the Tpetra tests, tpetra_apply_calls (with host <-> device copy
+#             counts) and tpetra_belos on 1 and 2 GPUs (TPETRA_STEPS adds scaling)
 #   selector  scripts/selector-device.sh: the kernel-selector corpus, training and evaluation
 #   batched   scripts/device-batched.sh: hola-batched-bench (Hola's plans and auto against looped
 #             and block-diagonal cuSPARSE and the CPU) and hola-batched-cg at 10^5 systems
