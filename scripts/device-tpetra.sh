@@ -20,7 +20,9 @@
 # (default build-device-tpetra), TPETRA_STEPS (default "trilinos hola tests calls solve";
 # "configure" only unpacks and configures Trilinos: the check that runs without a GPU), CUDA_ARCH
 # (default: the GPU's, else 90; Kokkos 3.4 knows no sm_90, so 80 and 90 both map to its patched
-# AMPERE80 option), TPETRA_N (the 3D Poisson grid of the solve and calls steps, default 200),
+# AMPERE80 option), TRILINOS_CUBLAS (1: Kokkos Kernels and TSQR use cuBLAS / cuSOLVER, which
+# makes Belos' dense steps fast: GMRES, Block CG; default 0, the configuration measured so far;
+# 1 was compile-checked only), TPETRA_N (the 3D Poisson grid of the solve and calls steps, default 200),
 # TPETRA_SCALING_GPUS (default 1 2 4, those present), TPETRA_REPEATS (scaling, default 3).
 # Run steps (each needs the hola step done, in this or an earlier call):
 #   tests    ctest -R tpetra in the Hola build: tpetra_hola_operator_np1/2/4 (all ranks on GPU 0)
@@ -77,8 +79,16 @@ export OMPI_CXX="$wrapper"
 export NVCC_WRAPPER_DEFAULT_COMPILER="${NVCC_WRAPPER_DEFAULT_COMPILER:-g++}"
 
 # 2. Configure.
-if { want trilinos || want configure; } && [ ! -f "$tb/configured" ]; then
+# The TPL choice is part of the configuration: another choice configures and builds again.
+if [ "${TRILINOS_CUBLAS:-0}" = 1 ]; then
+  tpls=(-DTPL_ENABLE_CUBLAS=ON -DTPL_ENABLE_CUSOLVER=ON -DKokkosKernels_ENABLE_TPL_CUBLAS=ON)
+else
+  tpls=(-DTPL_ENABLE_CUBLAS=OFF -DTPL_ENABLE_CUSOLVER=OFF -DKokkosKernels_ENABLE_TPL_CUBLAS=OFF)
+fi
+config_id="cublas=${TRILINOS_CUBLAS:-0}"
+if { want trilinos || want configure; } && [ "$(cat "$tb/configured" 2> /dev/null)" != "$config_id" ]; then
   s=$(date +%s)
+  rm -f "$tb/configured" "$tb/installed"
   blas=()
   [ -n "${TRILINOS_BLAS_LIBS:-}" ] && blas+=("-DTPL_BLAS_LIBRARIES=$TRILINOS_BLAS_LIBS")
   [ -n "${TRILINOS_LAPACK_LIBS:-}" ] && blas+=("-DTPL_LAPACK_LIBRARIES=$TRILINOS_LAPACK_LIBS")
@@ -117,15 +127,14 @@ if { want trilinos || want configure; } && [ ! -f "$tb/configured" ]; then
     -DKokkosKernels_INST_ORDINAL_INT=ON -DKokkosKernels_INST_DOUBLE=ON \
     -DKokkosKernels_INST_FLOAT=OFF -DKokkosKernels_INST_COMPLEX_DOUBLE=OFF \
     -DKokkosKernels_INST_COMPLEX_FLOAT=OFF \
-    -DTPL_ENABLE_CUSPARSE=OFF -DTPL_ENABLE_CUBLAS=OFF -DTPL_ENABLE_CUSOLVER=OFF \
-    -DKokkosKernels_ENABLE_TPL_CUSPARSE=OFF -DKokkosKernels_ENABLE_TPL_CUBLAS=OFF \
+    -DTPL_ENABLE_CUSPARSE=OFF -DKokkosKernels_ENABLE_TPL_CUSPARSE=OFF "${tpls[@]}" \
     -DTPL_ENABLE_BLAS=ON -DTPL_ENABLE_LAPACK=ON -DTPL_ENABLE_Pthread=OFF \
     -DTPL_ENABLE_DLlib=ON -DTPL_ENABLE_Boost=OFF -DTPL_ENABLE_yaml-cpp=OFF \
     -DTPL_ENABLE_Netcdf=OFF -DTPL_ENABLE_HWLOC=OFF "${blas[@]}" \
     > "$OUT/trilinos-configure.log" 2>&1 ||
     { echo "tpetra: TRILINOS CONFIGURE FAILED"; tail -40 "$OUT/trilinos-configure.log"; exit 1; }
-  touch "$tb/configured"
-  record "configure $(($(date +%s) - s)) s ($(grep -c . "$OUT/trilinos-configure.log") log lines)"
+  echo "$config_id" > "$tb/configured"
+  record "configure ($config_id) $(($(date +%s) - s)) s ($(grep -c . "$OUT/trilinos-configure.log") log lines)"
   grep -E "Final set of enabled (packages|SE packages|TPLs)|Kokkos_ARCH|KokkosKernels.*ETI" \
     "$OUT/trilinos-configure.log" | head -20
 fi
