@@ -42,4 +42,14 @@ inline void write_result_json(const std::string& path, const std::string& comman
   if (!(f << out.dump(2) << '\n')) throw std::runtime_error("cannot write '" + path + "'");
 }
 
+// Prints "result: <result>" and, when `path` is not empty, writes it there as write_result_json
+// does (the per-call benchmarks' last step, on one process).
+inline void report_result(const std::string& result, const std::string& path,
+                          const std::string& command) {
+  std::printf("result: %s\n", result.c_str());
+  if (path.empty()) return;
+  write_result_json(path, command, result);
+  std::printf("result written to %s\n", path.c_str());
+}
+
 }  // namespace hola::demo

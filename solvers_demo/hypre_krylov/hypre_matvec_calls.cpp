@@ -343,11 +343,7 @@ int run(const Options& o) {
       json += buf;
     }
     json += std::string(", \"ok\": ") + (ok ? "true" : "false") + "}";
-    std::printf("result: %s\n", json.c_str());
-    if (!o.output.empty()) {
-      hola::demo::write_result_json(o.output, o.command, json);
-      std::printf("result written to %s\n", o.output.c_str());
-    }
+    hola::demo::report_result(json, o.output, o.command);
     if (!ok)
       std::fprintf(stderr, "hypre_matvec_calls: %s\n",
                    max_diff > o.tolerance ? "Hola's products differ from HYPRE's"

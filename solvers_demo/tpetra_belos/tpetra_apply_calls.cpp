@@ -275,12 +275,14 @@ int run(const Settings& s, const comm_ptr& comm) {
         s.rounds, s.calls);
     std::printf("%-4s %-4s %-9s %-15s %12s %12s %8s %7s %7s\n", "mode", "beta", "Map", "operator",
                 "us/call", "[min]", "allocs", "to-dev", "to-host");
-    for (const Case& c : cases)
-      std::printf("%-4c %-4g %-9s %-15s %12.2f %12.2f %8.1f %7s %7s\n", c.mode, c.beta,
+    for (const Case& c : cases) {
+      char copies[32] = "      -       -";
+      if (counted)
+        std::snprintf(copies, sizeof(copies), "%7.3f %7.3f", c.toDevicePerCall, c.toHostPerCall);
+      std::printf("%-4c %-4g %-9s %-15s %12.2f %12.2f %8.1f %s\n", c.mode, c.beta,
                   c.otherMap ? "separate" : "A's", c.op.c_str(), median(c.us),
-                  *std::min_element(c.us.begin(), c.us.end()), c.allocsPerCall,
-                  counted ? std::to_string(c.toDevicePerCall).substr(0, 5).c_str() : "-",
-                  counted ? std::to_string(c.toHostPerCall).substr(0, 5).c_str() : "-");
+                  *std::min_element(c.us.begin(), c.us.end()), c.allocsPerCall, copies);
+    }
     std::printf("HolaOperator / CrsMatrix (medians):");
     for (std::size_t i = 0; i + 1 < cases.size(); ++i)
       if (cases[i].key == "crs" && cases[i + 1].key == "hola")
@@ -325,11 +327,7 @@ int run(const Settings& s, const comm_ptr& comm) {
       }
     }
     json += std::string(", \"ok\": ") + (ok ? "true" : "false") + "}";
-    std::printf("result: %s\n", json.c_str());
-    if (!s.output.empty()) {
-      hola::demo::write_result_json(s.output, s.command, json);
-      std::printf("result written to %s\n", s.output.c_str());
-    }
+    hola::demo::report_result(json, s.output, s.command);
     if (!ok)
       std::fprintf(stderr, "tpetra_apply_calls: %s\n",
                    maxDiff > s.tolerance ? "HolaOperator and CrsMatrix disagree"

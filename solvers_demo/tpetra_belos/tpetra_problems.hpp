@@ -53,19 +53,21 @@ inline std::string nodeDescription(const comm_ptr& comm) {
     int device = -1;
     char bus[32] = "?";
     cudaDeviceProp prop{};
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaGetDeviceProperties(&prop, device) != cudaSuccess ||
-        cudaDeviceGetPCIBusId(bus, static_cast<int>(sizeof(bus)), device) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return text + ", CUDA device unknown";
-    }
-    // Every process's device and bus id, in rank order.
     std::vector<char> mine(48, '\0');
-    std::snprintf(mine.data(), mine.size(), "%d (%s)", device, bus);
+    if (cudaGetDevice(&device) == cudaSuccess &&
+        cudaGetDeviceProperties(&prop, device) == cudaSuccess &&
+        cudaDeviceGetPCIBusId(bus, static_cast<int>(sizeof(bus)), device) == cudaSuccess) {
+      std::snprintf(mine.data(), mine.size(), "%d (%s)", device, bus);
+    } else {
+      (void)cudaGetLastError();
+      std::snprintf(mine.data(), mine.size(), "unknown");
+    }
+    // Every process's device and bus id, in rank order (collective: every process gets here).
     std::vector<char> all(mine.size() * static_cast<std::size_t>(comm->getSize()));
     Teuchos::gatherAll<int, char>(*comm, static_cast<int>(mine.size()), mine.data(),
                                   static_cast<int>(all.size()), all.data());
-    text += std::string(", ") + prop.name + ", CUDA device per rank:";
+    text +=
+        std::string(", ") + (prop.name[0] ? prop.name : "GPU unknown") + ", CUDA device per rank:";
     for (int r = 0; r < comm->getSize(); ++r)
       text += std::string(r ? ", " : " ") + std::to_string(r) + ": " +
               std::string(all.data() + r * mine.size());
