@@ -79,7 +79,7 @@ def summarize(by_gpus, strong):
 
 def table(data):
     lines = [f"Tpetra + Belos CG + Jacobi (Ifpack2), {HOLA} vs {BASE}: {data['device']}, commit "
-             f"{data['commit']}", "median CG solve time over the repeats (s); efficiency: strong "
+             f"{data['commit']}", f"command: {data['command']}", "median CG solve time over the repeats (s); efficiency: strong "
              "T1 / (G TG), weak T1 / TG; per iteration in brackets", "",
              f"{'series':<7} {'GPUs':>4} {'grid':>5} {'reps':>4} {'iterations':>11} "
              f"{'CrsMatrix':>9} {'Hola':>8} {'ratio':>6} {'eff. CrsMatrix':>16} {'eff. Hola':>16}"]
@@ -113,7 +113,10 @@ def main(argv=None):
         print("tpetra_scaling: no CG runs in the files", file=sys.stderr)
         return 1
     first = runs[0][3]
+    command = "python3 bench/tpetra_scaling.py " + " ".join(
+        os.path.basename(a) if a.endswith(".json") else a for a in (argv or sys.argv[1:]))
     data = {"commit": first.get("commit", "?"),
+            "command": command,
             "device": re.sub(r", CUDA device per rank:.*", "", first.get("device", "?")),
             "types": {"hola": HOLA, "baseline": BASE},
             "title": "Tpetra + Belos CG", "solve_label": "CG solve", "problem": "3D Poisson",
