@@ -583,8 +583,11 @@ KernelSpec parse_kernel_spec(const std::string& spec) {
       k.options.deterministic = value != 0;
     else if (key == "tvar")
       k.options.transpose_variant = value;
+    else if (key == "carry")
+      k.options.carry_path_max_nnz = value;
     else
-      fail(status::invalid_argument, "unknown kernel option '" + key + "' (tpb, npt, det, tvar)");
+      fail(status::invalid_argument,
+           "unknown kernel option '" + key + "' (tpb, npt, det, tvar, carry)");
     pos = comma + 1;
   }
   if (k.name == "auto" && colon != std::string::npos)

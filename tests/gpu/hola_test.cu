@@ -30,10 +30,26 @@ constexpr std::int64_t default_nnz_per_block() {
 template <class V, class I, class O>
 constexpr auto make = &gpu::make_hola<V, I, O>;
 
-// The kernel in its default and its deterministic mode on a corpus.
+// The kernel with op N's atomic path forced on every matrix size (the default takes the carry
+// path, the deterministic mode's, on matrices below KernelOptions::carry_path_max_nnz's default,
+// which is every matrix of these tests but one).
+template <class V, class I, class O>
+SpmvKernelPtr<V, I, O> make_atomic(const KernelOptions& options) {
+  KernelOptions o = options;
+  o.carry_path_max_nnz = 0;
+  return gpu::make_hola<V, I, O>(o);
+}
+
+inline KernelOptions atomic_options() {
+  KernelOptions o;
+  o.carry_path_max_nnz = 0;
+  return o;
+}
+
+// Op N's two paths (atomic, and the carry path in deterministic mode) and op T on a corpus.
 template <class V, class I, class O>
 void check_both_modes(const std::vector<NamedMatrix>& corpus) {
-  check_kernel_on_corpus<DeviceMemory, V, I, O>(corpus, make<V, I, O>, KernelOptions{});
+  check_kernel_on_corpus<DeviceMemory, V, I, O>(corpus, make<V, I, O>, atomic_options());
   check_kernel_on_corpus<DeviceMemory, V, I, O>(corpus, make<V, I, O>, deterministic_options());
 }
 
@@ -152,8 +168,8 @@ TEST(HolaRealCorpus, FloatInt64) { check_real_corpus<float, std::int64_t, std::i
 // or 16 nonzeros per thread), in both modes, at its own block boundaries and on the special paths.
 template <class V, class I, class O>
 void check_every_compiled_configuration() {
-  check_every_configuration<V, I, O>(make<V, I, O>, {128, 256, 512}, {4, 8, 16}, {false, true},
-                                     special_path_corpus());
+  check_every_configuration<V, I, O>(make_atomic<V, I, O>, {128, 256, 512}, {4, 8, 16},
+                                     {false, true}, special_path_corpus());
 }
 
 TEST(HolaConfigurations, EveryCompiledConfigurationDouble) {
@@ -215,14 +231,15 @@ TYPED_TEST(HolaTest, DeterministicModeIsBitwiseReproducible) {
 
 TYPED_TEST(HolaTest, NonDefaultStream) {
   HOLA_TYPES;
-  for (const KernelOptions& options : {KernelOptions{}, deterministic_options()})
+  for (const KernelOptions& options : {KernelOptions{}, atomic_options(), deterministic_options()})
     check_on_blocking_stream<V, I, O>(make<V, I, O>, options);
 }
 
-// Both modes' op N and the default mode's op T, captured into one graph (check_apply_capturable).
+// Op N's paths and op T, captured into one graph (check_apply_capturable).
 TYPED_TEST(HolaTest, ApplyIsCapturable) {
   HOLA_TYPES;
-  check_apply_capturable<V, I, O>(make<V, I, O>, {KernelOptions{}, deterministic_options()});
+  check_apply_capturable<V, I, O>(make<V, I, O>,
+                                  {KernelOptions{}, atomic_options(), deterministic_options()});
 }
 
 // Values and column indices that are not 16-byte aligned (a view into the middle of larger
@@ -247,7 +264,7 @@ TYPED_TEST(HolaTest, MisalignedArrays) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   for (bool deterministic : {false, true}) {
-    auto kernel = make<V, I, O>(kernel_config(0, 0, deterministic));
+    auto kernel = make_atomic<V, I, O>(kernel_config(0, 0, deterministic));
     kernel->setup(view, nullptr);
     for (Op op : {Op::N, Op::T}) {
       if (!kernel->supports(op)) continue;
@@ -269,13 +286,30 @@ TYPED_TEST(HolaTest, WorkspaceIsSmall) {
   const gen::Csr64 A64 = gen::rmat(14, 8, 91);
   const std::int64_t blocks =
       (A64.nnz() + default_nnz_per_block<V>() - 1) / default_nnz_per_block<V>();
-  const std::size_t plain = workspace_after_setup<V, I, O>(A64, make<V, I, O>, KernelOptions{});
+  const std::size_t atomic = workspace_after_setup<V, I, O>(A64, make<V, I, O>, atomic_options());
   const std::size_t deterministic =
       workspace_after_setup<V, I, O>(A64, make<V, I, O>, deterministic_options());
   // One row start per block (+ 1).
-  EXPECT_EQ(plain, static_cast<std::size_t>((blocks + 1) * sizeof(O)));
+  EXPECT_EQ(atomic, static_cast<std::size_t>((blocks + 1) * sizeof(O)));
   // Plus one carry per block.
   EXPECT_EQ(deterministic, static_cast<std::size_t>((blocks + 1) * sizeof(O) + blocks * sizeof(V)));
+  // The default holds the carries below the size limit only.
+  EXPECT_EQ((workspace_after_setup<V, I, O>(A64, make<V, I, O>, KernelOptions{})), deterministic);
+  KernelOptions small_limit;
+  small_limit.carry_path_max_nnz = A64.nnz() - 1;
+  EXPECT_EQ((workspace_after_setup<V, I, O>(A64, make<V, I, O>, small_limit)), atomic);
+}
+
+// Below the size limit the default mode's op N is the carry path: bitwise reproducible although
+// determinism was not asked for (op T stays available).
+TYPED_TEST(HolaTest, DefaultModeIsReproducibleOnSmallMatrices) {
+  HOLA_TYPES;
+  const gen::Csr64 rmat = gen::rmat(16, 16, 61);  // about 1M nonzeros, under the limit
+  ASSERT_LT(rmat.nnz(), std::int64_t(1) << 21);
+  auto plain = make<V, I, O>(KernelOptions{});
+  EXPECT_TRUE(plain->supports(Op::T));
+  EXPECT_FALSE(plain->deterministic());
+  expect_bitwise_reproducible<V, I, O>("rmat scale 16", rmat, make<V, I, O>, KernelOptions{});
 }
 
 }  // namespace

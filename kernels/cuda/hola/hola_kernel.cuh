@@ -94,15 +94,24 @@ void with_transpose_variant(int variant, F&& f) {
   fail(status::internal, "hola: transpose variant not compiled for this configuration");
 }
 
+// Up to this many nonzeros op N takes the carry path even when determinism was not asked for. On
+// an H100 (bench/results/2026-11-26-h100-session2-2e9ac01/det-vs-atomic.txt) it was 1.02-1.21x
+// faster than the atomic path on 11 of the 12 matrices of 43 k-331 k nonzeros, in double and in
+// float (the 12th, `arrow`, with a full first row and column: 0.84x / 0.95x), 1.00x / 1.12x at
+// 1.8 M nonzeros, and 0.73-1.02x from 6.9 M nonzeros up, where the atomic path stays.
+constexpr std::int64_t kCarryPathMaxNnz = std::int64_t(1) << 21;
+
 inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 template <class V, class I, class O>
 class HolaKernel final : public SpmvKernel<V, I, O> {
  public:
-  HolaKernel(HolaConfig config, bool is_default, bool deterministic, int transpose_variant)
+  HolaKernel(HolaConfig config, bool is_default, bool deterministic, int transpose_variant,
+             std::int64_t carry_path_max_nnz)
       : config_(config),
         is_default_(is_default),
         deterministic_(deterministic),
+        carry_path_max_nnz_(carry_path_max_nnz < 0 ? kCarryPathMaxNnz : carry_path_max_nnz),
         t_variant_(transpose_variant) {}
 
   // "hola" for the default configuration, "hola:<threads>x<nnz_per_thread>" otherwise.
@@ -123,6 +132,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
     A_ = A;
     const std::int64_t npb = nnz_per_block();
     num_blocks_ = A.nnz > 0 ? (A.nnz + npb - 1) / npb : 0;
+    carry_n_ = deterministic_ || A.nnz <= carry_path_max_nnz_;
     // Local row indices are 32-bit and row starts are stored as O.
     const std::int64_t max_rows =
         std::min<std::int64_t>(std::numeric_limits<O>::max() - 1,
@@ -135,7 +145,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
     sm_count_ = cuda::current_device_info().sm_count;
     if (num_blocks_ > 0) {
       row_starts_.resize(static_cast<std::size_t>(num_blocks_ + 1) * sizeof(O));
-      if (deterministic_) carry_.resize(static_cast<std::size_t>(num_blocks_) * sizeof(V));
+      if (carry_n_) carry_.resize(static_cast<std::size_t>(num_blocks_) * sizeof(V));
       const cudaStream_t s = cuda::as_stream(stream);
       row_starts_kernel<O><<<cuda::div_up(A.rows, 256), 256, 0, s>>>(
           A.row_ptr, A.rows, npb, num_blocks_, row_starts_.as<O>());
@@ -144,7 +154,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
       with_config(config_, [&](auto threads, auto npt) {
         constexpr int kT = decltype(threads)::value, kN = decltype(npt)::value;
         const int bytes = static_cast<int>(n_kernel_shared_bytes<V, kT, kN>());
-        if (deterministic_)
+        if (carry_n_)
           HOLA_CUDA_CHECK(cudaFuncSetAttribute(spmv_n_kernel<V, I, O, kT, kN, true>,
                                                cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
         else
@@ -166,7 +176,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
 
   void set_values(const V* values) override { A_.values = values; }
 
-  // Row starts ((blocks + 1) x sizeof(O)) and, in deterministic mode, one carry per block.
+  // Row starts ((blocks + 1) x sizeof(O)) and, on the carry path, one carry per block.
   std::size_t workspace_bytes() const override { return row_starts_.bytes() + carry_.bytes(); }
 
   void apply(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out, void* stream) override {
@@ -188,7 +198,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
     args.x = x;
     args.y_in = y_in;
     args.y_out = y_out;
-    args.carry = deterministic_ ? carry_.as<V>() : nullptr;
+    args.carry = carry_n_ ? carry_.as<V>() : nullptr;
     args.alpha = alpha;
     args.beta = beta;
     args.nnz = A_.nnz;
@@ -222,7 +232,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
       constexpr int kT = decltype(threads)::value, kN = decltype(npt)::value;
       const std::size_t bytes = n_kernel_shared_bytes<V, kT, kN>();
       const unsigned grid = static_cast<unsigned>(num_blocks_);
-      if (deterministic_) {
+      if (carry_n_) {
         spmv_n_kernel<V, I, O, kT, kN, true><<<grid, kT, bytes, s>>>(args);
         HOLA_CUDA_CHECK_LAUNCH("hola spmv (deterministic)");
         if (boundary_grid > 0) {
@@ -259,6 +269,11 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
   HolaConfig config_;
   bool is_default_;
   bool deterministic_;
+  // Op N through the carry buffer and the fixed-order fix-up (reproducible) rather than atomics:
+  // always in deterministic mode, else on matrices of at most carry_path_max_nnz_ nonzeros
+  // (default kCarryPathMaxNnz, where it was also the faster path).
+  std::int64_t carry_path_max_nnz_;
+  bool carry_n_ = false;
   int t_variant_;  // TransposeVariant
   bool ready_ = false;
   CsrView<V, I, O> A_{};
@@ -297,7 +312,8 @@ SpmvKernelPtr<V, I, O> make_hola(const KernelOptions& options) {
                           config.nnz_per_thread == def.nnz_per_thread &&
                           (variant == -1 || variant == kDefaultTransposeVariant);
   return std::make_unique<HolaKernel<V, I, O>>(config, is_default, options.deterministic,
-                                               variant == -1 ? kDefaultTransposeVariant : variant);
+                                               variant == -1 ? kDefaultTransposeVariant : variant,
+                                               options.carry_path_max_nnz);
 }
 
 }  // namespace hola::gpu

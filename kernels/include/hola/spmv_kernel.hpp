@@ -27,6 +27,10 @@ struct KernelOptions {
   // hola transpose, how products reach y: -1 the kernel's choice, 0 atomics in thread order,
   // 1 merged per column in shared memory first, 2 atomics in load (warp) order.
   int transpose_variant = -1;
+  // hola op N: matrices of at most this many nonzeros take the carry path (fixed-order fix-up of
+  // block-crossing rows, reproducible) even without `deterministic`; larger ones use atomics.
+  // -1: the kernel's measured default; 0: atomics whenever `deterministic` is off.
+  std::int64_t carry_path_max_nnz = -1;
 };
 
 template <class V, class I, class O>
