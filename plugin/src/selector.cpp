@@ -86,6 +86,21 @@ KernelSelection select_device_kernel(Op op, bool single_precision, bool vendor_a
   return chosen;
 }
 
+KernelSelection adjust_for_offset_width(KernelSelection chosen, Op op, bool wide_offsets,
+                                        std::int64_t nnz) {
+  if (op != Op::N || !wide_offsets || chosen.name != kScalar || nnz <= kWideOffsetScalarMaxNnz)
+    return chosen;
+  chosen.reason += "; 64-bit row offsets and " + std::to_string(nnz) +
+                   " nonzeros: the trees' 32-bit data do not hold for " + kScalar + " -> " + kHola;
+  chosen.name = kHola;
+  // The race (on request) still weighs the vendor against it, never scalar again.
+  std::vector<std::string> kept;
+  for (const std::string& a : chosen.alternatives)
+    if (a != kScalar && a != kHola) kept.push_back(a);
+  chosen.alternatives = kept;
+  return chosen;
+}
+
 template <class V, class I, class O>
 KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>& A, void* stream) {
   if (A.memory == Memory::host) {
@@ -111,7 +126,8 @@ KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>
   fail(status::no_device, "auto on a device matrix needs a build of Hola with CUDA");
 #endif
   const bool single = std::is_same_v<V, float>, vendor = std::is_same_v<I, O>;
-  choice.n = select_device_kernel(Op::N, single, vendor, choice.features);
+  choice.n = adjust_for_offset_width(select_device_kernel(Op::N, single, vendor, choice.features),
+                                     Op::N, sizeof(O) == 8, A.nnz);
   choice.t = select_device_kernel(Op::T, single, vendor, choice.features);
   return choice;
 }

@@ -262,6 +262,27 @@ TEST(SelectorRule, MixedIndexTypesAvoidCusparse) {
           std::string::npos);
 }
 
+// 64-bit row offsets: a scalar pick for op N above the size limit becomes hola (the trees' data
+// were 32-bit); smaller matrices, op T, other kernels and 32-bit offsets keep the tree's pick.
+TEST(Selector, WideOffsetsReplaceScalarOnLargeMatrices) {
+  const std::int64_t big = hola::kWideOffsetScalarMaxNnz + 1;
+  const hola::KernelSelection scalar{"scalar", "tree", {"scalar", "vector", "cusparse"}};
+  const auto wide = hola::adjust_for_offset_width(scalar, hola::Op::N, true, big);
+  EXPECT_EQ(wide.name, "hola");
+  EXPECT_NE(wide.reason.find("64-bit row offsets"), std::string::npos);
+  EXPECT_EQ(wide.alternatives, (std::vector<std::string>{"vector", "cusparse"}));
+  EXPECT_EQ(hola::adjust_for_offset_width(scalar, hola::Op::N, false, big).name, "scalar");
+  EXPECT_EQ(hola::adjust_for_offset_width(scalar, hola::Op::T, true, big).name, "scalar");
+  EXPECT_EQ(
+      hola::adjust_for_offset_width(scalar, hola::Op::N, true, hola::kWideOffsetScalarMaxNnz).name,
+      "scalar");
+  const hola::KernelSelection merge{"merge", "tree", {"scalar"}};
+  const auto kept = hola::adjust_for_offset_width(merge, hola::Op::N, true, big);
+  EXPECT_EQ(kept.name, "merge");
+  EXPECT_EQ(kept.alternatives, merge.alternatives);
+  EXPECT_EQ(kept.reason, "tree");
+}
+
 TEST(Selector, HostMatricesAlwaysUseTheCpuKernel) {
   const auto A = hola::gen::poisson2d(5, 5).convert<double, int, int>();
   const auto c = hola::select_kernels("hola", A.view());

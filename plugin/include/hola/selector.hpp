@@ -29,6 +29,16 @@ struct KernelSelection {
 KernelSelection select_device_kernel(Op op, bool single_precision, bool vendor_available,
                                      const MatrixFeatures& features);
 
+// The trees were trained on matrices with 32-bit row offsets. With 64-bit offsets (Tpetra's
+// size_t, --index int64) the scalar kernel measured 0.32-0.91x cuSPARSE on every anchor matrix
+// above kWideOffsetScalarMaxNnz nonzeros, where hola kept 0.88-1.13x (H200,
+// bench/results/2026-11-26-h200-anchors-int64-513e833.txt; Tpetra 200^3: scalar 403 us, hola
+// 268 us): for op N on such a matrix a scalar pick becomes hola. Anything else is returned as
+// it is.
+constexpr std::int64_t kWideOffsetScalarMaxNnz = std::int64_t(1) << 21;
+KernelSelection adjust_for_offset_width(KernelSelection chosen, Op op, bool wide_offsets,
+                                        std::int64_t nnz);
+
 // The hand rule read off the first H200 benchmark (docs/kernels.md): the fallback.
 KernelSelection select_device_kernel_by_rule(Op op, bool single_precision, bool vendor_available,
                                              const RowLengthStats& stats);
