@@ -233,15 +233,18 @@ void check_vectors(const BatchView<V, I>& B, const V* x, std::int64_t x_len, con
 }
 
 template <class V, class I>
-void reference_apply(const BatchView<V, I>& B, V alpha, const V* x, V beta, V* y) {
-  for (std::int64_t b = 0; b < B.count; ++b) apply_matrix<wide_t<V>>(B, b, alpha, x, beta, y);
+void reference_apply(const BatchView<V, I>& B, V alpha, const V* x, V beta, V* y, const int* skip) {
+  for (std::int64_t b = 0; b < B.count; ++b)
+    if (!skip || !skip[b]) apply_matrix<wide_t<V>>(B, b, alpha, x, beta, y);
 }
 
 template <class V, class I>
-void omp_apply(const BatchView<V, I>& B, V alpha, const V* x, V beta, V* y, int threads) {
+void omp_apply(const BatchView<V, I>& B, V alpha, const V* x, V beta, V* y, int threads,
+               const int* skip) {
   const int nt = threads > 0 ? threads : omp_get_max_threads();
 #pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
-  for (std::int64_t b = 0; b < B.count; ++b) apply_matrix<V>(B, b, alpha, x, beta, y);
+  for (std::int64_t b = 0; b < B.count; ++b)
+    if (!skip || !skip[b]) apply_matrix<V>(B, b, alpha, x, beta, y);
 }
 
 template <class V, class I>
@@ -260,54 +263,109 @@ void omp_apply_checked(const BatchView<V, I>& B, V alpha, const V* x, std::int64
   omp_apply(B, alpha, x, beta, y, threads);
 }
 
+const KernelDesc& kernel_desc(Kernel k) {
+  for (const KernelDesc& d : kKernels)
+    if (d.kernel == k) return d;
+  fail(status::invalid_argument,
+       "batched: no GPU kernel " + std::to_string(static_cast<int>(k)) + " (auto is a rule)");
+}
+
 const char* kernel_name(Kernel k) {
-  switch (k) {
-    case Kernel::auto_select:
-      return "auto";
-    case Kernel::csr_scalar:
-      return "csr_scalar";
-    case Kernel::csr_vector:
-      return "csr_vector";
-    case Kernel::csr_smart:
-      return "csr_smart";
-    case Kernel::coo:
-      return "coo";
-    case Kernel::ell:
-      return "ell";
-  }
+  if (k == Kernel::auto_select) return "auto";
+  for (const KernelDesc& d : kKernels)
+    if (d.kernel == k) return d.name;
   return "unknown";
 }
 
 Kernel kernel_from_name(const std::string& name) {
-  for (Kernel k : {Kernel::auto_select, Kernel::csr_scalar, Kernel::csr_vector, Kernel::csr_smart,
-                   Kernel::coo, Kernel::ell})
-    if (name == kernel_name(k)) return k;
-  fail(status::invalid_argument, "batched: unknown kernel '" + name +
-                                     "' (auto, csr_scalar, csr_vector, csr_smart, coo, ell)");
+  if (name == "auto") return Kernel::auto_select;
+  std::string known = "auto";
+  for (const KernelDesc& d : kKernels) {
+    if (name == d.name) return d.kernel;
+    known += std::string(", ") + d.name;
+  }
+  fail(status::invalid_argument, "batched: unknown kernel '" + name + "' (" + known + ")");
 }
 
 bool kernel_supports(Kernel k, Format f) {
-  switch (k) {
-    case Kernel::auto_select:
-      return true;
-    case Kernel::csr_scalar:
-    case Kernel::csr_vector:
-    case Kernel::csr_smart:
-      return f == Format::csr || f == Format::csr_shared;
-    case Kernel::coo:
-      return f == Format::coo;
-    case Kernel::ell:
-      return f == Format::ell;
-  }
+  if (k == Kernel::auto_select) return true;
+  for (const KernelDesc& d : kKernels)
+    if (d.kernel == k) return (d.formats & format_bit(f)) != 0;
   return false;
 }
 
+std::size_t kernel_work_bytes(Kernel k, int block_threads, std::size_t value_bytes) {
+  return k == Kernel::csr_tiled ? tiled_work_bytes(block_threads, value_bytes) : 0;
+}
+
 namespace {
-int pow2_at_least(std::int64_t v, int lo, int hi) {
+constexpr std::size_t round_up16(std::size_t v) { return (v + 15) / 16 * 16; }
+}  // namespace
+
+std::size_t stage_bytes_budget(Kernel k, int block_threads, std::size_t value_bytes) {
+  const std::size_t work = kernel_work_bytes(k, block_threads, value_bytes);
+  if (work == 0) return kStageBytesLimit;
+  // The work space starts at a 16-byte boundary after the staged x.
+  return work >= kStageBytesLimit ? 0 : (kStageBytesLimit - work) / 16 * 16;
+}
+
+std::size_t plan_shared_bytes(const Plan& p, std::size_t value_bytes) {
+  const std::size_t work = kernel_work_bytes(p.kernel, p.block_threads, value_bytes);
+  const std::size_t stage = p.stage_x && p.stage_cols > 0
+                                ? static_cast<std::size_t>(p.matrices_per_block()) *
+                                      static_cast<std::size_t>(p.stage_cols) * value_bytes
+                                : 0;
+  return (work > 0 ? round_up16(stage) : stage) + work;
+}
+
+void check_plan(const Plan& p, Format format, std::size_t value_bytes) {
+  if (p.block_threads < 32 || p.block_threads > 1024 || p.block_threads % 32 != 0 ||
+      p.group_threads < 32 || p.group_threads % 32 != 0 || p.block_threads % p.group_threads != 0)
+    fail(status::invalid_argument,
+         "batched: plan needs block_threads a multiple of 32 up to 1024 and group_threads a "
+         "multiple of 32 dividing it (got " +
+             std::to_string(p.block_threads) + " and " + std::to_string(p.group_threads) + ")");
+  if (p.kernel == Kernel::auto_select || !kernel_supports(p.kernel, format))
+    fail(status::unsupported, std::string("batched: kernel ") + kernel_name(p.kernel) +
+                                  " does not take the " + format_name(format) + " format");
+  if (p.stage_x && p.stage_cols <= 0)
+    fail(status::invalid_argument, "batched: staged x needs stage_cols > 0");
+  // stage_cols bounded first so that the byte count below cannot overflow.
+  const std::size_t bytes = p.stage_cols > static_cast<std::int64_t>(kStageBytesLimit)
+                                ? kStageBytesLimit + 1
+                                : plan_shared_bytes(p, value_bytes);
+  if (bytes > kStageBytesLimit)
+    fail(status::invalid_argument,
+         std::string("batched: plan needs ") + std::to_string(bytes) +
+             " bytes of shared memory a block (staged x and the kernel's work space), at most " +
+             std::to_string(kStageBytesLimit));
+  if (p.kernel == Kernel::csr_tiled && p.group_threads > 32 &&
+      p.matrices_per_block() > kTiledMaxGroupsPerBlock)
+    fail(status::invalid_argument,
+         "batched: csr_tiled synchronises each group of more than one warp with its own named "
+         "barrier: at most " +
+             std::to_string(kTiledMaxGroupsPerBlock) + " such groups a block");
+}
+
+// ---- The auto rule (docs/batched.md "The auto rule"). Its constants, in one place. ----
+namespace {
+
+// csr_tiled instead of csr_scalar from this mean row length. NOT MEASURED: chosen from the H200
+// sweep at 2f6d850, where a thread per row was the best CSR plan on every batch of mean row
+// length <= 6 and lost to block-diagonal cuSPARSE on every `wide` batch (mean 15-16, rows of
+// 0..32 entries), where its warps wait for their longest row and read uncoalesced.
+constexpr double kTiledMinMeanRowNnz = 8.0;
+// csr_tiled's group: the smallest power of two (32..256 threads) with which a matrix of the mean
+// size spans at most this many tiles. Several tiles keep the group's last, partly filled tile a
+// small share; fewer, larger groups would idle more lanes on it.
+constexpr double kTiledTilesPerMatrix = 3.0;
+
+int pow2_at_least(double v, int lo, int hi) {
   int p = lo;
   while (p < hi && p < v) p *= 2;
   return p;
 }
+
 }  // namespace
 
 Plan choose_plan(const Features& f, Format format, std::size_t value_bytes, Kernel requested) {
@@ -323,24 +381,30 @@ Plan choose_plan(const Features& f, Format format, std::size_t value_bytes, Kern
   } else if (format == Format::ell) {
     p.kernel = Kernel::ell;
   } else {
-    // Measured on an H200 (bench/results/2026-11-26-h200-batched-bench-*.json): a thread per row
-    // beat a warp per row on every batch there, rows of up to 32 entries (mean up to 16)
-    // included; a warp per row is kept for longer rows, which that sweep did not cover.
-    p.kernel = f.mean_row_nnz() >= 32.0 ? Kernel::csr_vector : Kernel::csr_scalar;
+    // A thread per row for short rows (measured best there); tiles for longer ones (not yet
+    // measured; csr_vector, a warp per row, is no longer picked: csr_tiled gives a row up to 32
+    // lanes too, and its threshold had never been measured either).
+    p.kernel = f.mean_row_nnz() >= kTiledMinMeanRowNnz ? Kernel::csr_tiled : Kernel::csr_scalar;
   }
   if (p.kernel == Kernel::csr_vector) {
     // One warp per row: as many warps as rows of the largest matrix, 1..8 warps.
-    p.group_threads = 32 * pow2_at_least(f.max_rows, 1, p.block_threads / 32);
+    p.group_threads = 32 * pow2_at_least(static_cast<double>(f.max_rows), 1, p.block_threads / 32);
+  } else if (p.kernel == Kernel::csr_tiled) {
+    const double tile_entries_per_thread = kTiledEntriesPerThread * kTiledTilesPerMatrix;
+    p.group_threads =
+        pow2_at_least(f.mean_matrix_nnz() / tile_entries_per_thread, 32, p.block_threads);
   } else {
-    p.group_threads = pow2_at_least(f.max_rows, 32, p.block_threads);
+    p.group_threads = pow2_at_least(static_cast<double>(f.max_rows), 32, p.block_threads);
   }
-  const std::size_t stage_bytes = static_cast<std::size_t>(p.matrices_per_block()) *
-                                  static_cast<std::size_t>(f.max_cols) * value_bytes;
   // Staging x in shared memory cost more than it saved for the thread-per-row, COO and ELL
-  // kernels in that sweep (0.92 against 0.97 of the best plan, geometric mean over 56
-  // batches); the kernels that share a row between threads keep it.
-  const bool shares_rows = p.kernel == Kernel::csr_vector || p.kernel == Kernel::csr_smart;
-  p.stage_x = shares_rows && f.max_cols > 0 && stage_bytes <= kStageBytesLimit;
+  // kernels in the H200 sweep (0.92 against 0.97 of the best plan, geometric mean over 56
+  // batches); the kernels that share a row between threads keep it (KernelDesc::stages_x).
+  // max_cols is bounded first so that the byte count cannot overflow.
+  p.stage_x = kernel_desc(p.kernel).stages_x && f.max_cols > 0 &&
+              f.max_cols <= static_cast<std::int64_t>(kStageBytesLimit) &&
+              static_cast<std::size_t>(p.matrices_per_block()) *
+                      static_cast<std::size_t>(f.max_cols) * value_bytes <=
+                  stage_bytes_budget(p.kernel, p.block_threads, value_bytes);
   p.stage_cols = p.stage_x ? f.max_cols : 0;
   return p;
 }
@@ -349,8 +413,8 @@ Plan choose_plan(const Features& f, Format format, std::size_t value_bytes, Kern
   template Features validate<V, I>(const BatchView<V, I>&);                                       \
   template void check_vectors<V, I>(const BatchView<V, I>&, const V*, std::int64_t, const V*,     \
                                     std::int64_t);                                                \
-  template void reference_apply<V, I>(const BatchView<V, I>&, V, const V*, V, V*);                \
-  template void omp_apply<V, I>(const BatchView<V, I>&, V, const V*, V, V*, int);                 \
+  template void reference_apply<V, I>(const BatchView<V, I>&, V, const V*, V, V*, const int*);    \
+  template void omp_apply<V, I>(const BatchView<V, I>&, V, const V*, V, V*, int, const int*);     \
   template void reference_apply_checked<V, I>(const BatchView<V, I>&, V, const V*, std::int64_t,  \
                                               V, V*, std::int64_t);                               \
   template void omp_apply_checked<V, I>(const BatchView<V, I>&, V, const V*, std::int64_t, V, V*, \

@@ -97,19 +97,19 @@ BatchedOperator<V, I>::BatchedOperator(const batched::BatchView<V, I>& batch,
 
 template <class V, class I>
 void BatchedOperator<V, I>::apply(V alpha, const V* x, std::int64_t x_len, V beta, V* y,
-                                  std::int64_t y_len, void* stream) const {
+                                  std::int64_t y_len, void* stream, const int* skip) const {
   batched::check_vectors(batch_, x, x_len, y, y_len);
   switch (backend_) {
     case BatchedBackend::reference:
-      batched::reference_apply(batch_, alpha, x, beta, y);
+      batched::reference_apply(batch_, alpha, x, beta, y, skip);
       return;
     case BatchedBackend::cpu:
     case BatchedBackend::automatic:
-      batched::omp_apply(batch_, alpha, x, beta, y, cpu_threads_);
+      batched::omp_apply(batch_, alpha, x, beta, y, cpu_threads_, skip);
       return;
     case BatchedBackend::gpu:
 #if defined(HOLA_ENABLE_CUDA)
-      batched::gpu::apply(batch_, plan_, alpha, x, beta, y, stream);
+      batched::gpu::apply(batch_, plan_, alpha, x, beta, y, stream, skip);
       return;
 #else
       (void)stream;

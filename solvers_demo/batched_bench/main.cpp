@@ -87,6 +87,7 @@ struct Settings {
   int reps = 15;
   int loop_reps = 3;
   int cpu_reps = 5;
+  std::vector<Kernel> kernels;       // forced plans of these kernels only (empty: every kernel)
   std::int64_t loop_subset = 10000;  // looped cuSPARSE: matrices timed when the batch is larger
   double time_budget_s = 0;          // 0: none; otherwise no new case starts after this
   std::uint64_t seed = 1;
@@ -251,25 +252,24 @@ json plan_json(Format f, const Plan& p) {
           {"label", plan_label(f, p)}};
 }
 
-// Forced plans for a format: each kernel that takes it at group sizes 32..256, x staged when the
-// block's share fits (as the rule decides), plus the rule's group size without staging.
-std::vector<Plan> forced_plans(Format f, const hola::batched::Features& feat, std::size_t vb) {
-  std::vector<Kernel> kernels;
-  if (f == Format::csr || f == Format::csr_shared)
-    kernels = {Kernel::csr_scalar, Kernel::csr_vector, Kernel::csr_smart};
-  else if (f == Format::coo)
-    kernels = {Kernel::coo};
-  else
-    kernels = {Kernel::ell};
+// Forced plans for a format: each kernel of hola::batched::kKernels that takes it (and is in
+// `only`, when that is not empty) at group sizes 32..256, x staged when the block's share fits
+// the kernel's stage budget (as the rule decides), plus the rule's group size without staging.
+std::vector<Plan> forced_plans(Format f, const hola::batched::Features& feat, std::size_t vb,
+                               const std::vector<Kernel>& only) {
   std::vector<Plan> out;
-  for (Kernel k : kernels) {
+  for (const hola::batched::KernelDesc& kd : hola::batched::kKernels) {
+    const Kernel k = kd.kernel;
+    if (!hola::batched::kernel_supports(k, f)) continue;
+    if (!only.empty() && std::find(only.begin(), only.end(), k) == only.end()) continue;
     const Plan rule = hola::batched::choose_plan(feat, f, vb, k);
     for (int g : {32, 64, 128, 256}) {
       Plan p = rule;
       p.group_threads = g;
       const std::size_t bytes = static_cast<std::size_t>(p.matrices_per_block()) *
                                 static_cast<std::size_t>(feat.max_cols) * vb;
-      p.stage_x = feat.max_cols > 0 && bytes <= hola::batched::kStageBytesLimit;
+      p.stage_x =
+          feat.max_cols > 0 && bytes <= hola::batched::stage_bytes_budget(k, p.block_threads, vb);
       p.stage_cols = p.stage_x ? feat.max_cols : 0;
       out.push_back(p);
     }
@@ -551,7 +551,7 @@ json run_case(const CaseSpec& spec, const hola::batched::BatchData<V, I>& csr,
     const json a = record(op.plan(), true, a_us, check(0, count));
     double fbest = 0;
     json fbest_plan;
-    for (const Plan& p : forced_plans(h->format, op.features(), sizeof(V))) {
+    for (const Plan& p : forced_plans(h->format, op.features(), sizeof(V), s.kernels)) {
       poison();
       const double us = time_gpu_us(
           [&] {
@@ -646,10 +646,33 @@ int main(int argc, char** argv) {
                  "seconds after which no new case starts (0: none)")
       ->check(CLI::Range(0.0, 1e7));
   app.add_option("--seed", s.seed, "random seed");
+  std::vector<std::string> kernel_names;
+  app.add_option("--kernels", kernel_names,
+                 "time forced plans of these kernels only (comma-separated; default every kernel; "
+                 "auto and the baselines always run)")
+      ->delimiter(',');
+  bool list_kernels = false;
+  app.add_flag("--list-kernels", list_kernels, "print the GPU kernels (name, formats, mapping)");
   CLI11_PARSE(app, argc, argv);
+  if (list_kernels) {
+    for (const auto& kd : hola::batched::kKernels) {
+      std::string formats;
+      for (Format f : {Format::csr, Format::csr_shared, Format::coo, Format::ell})
+        if (kd.formats & hola::batched::format_bit(f))
+          formats += std::string(formats.empty() ? "" : ",") + hola::batched::format_name(f);
+      std::printf("%-11s %-15s %s\n", kd.name, formats.c_str(), kd.mapping);
+    }
+    return 0;
+  }
 
   std::vector<CaseSpec> cases;
   try {
+    for (const auto& name : kernel_names) {
+      const Kernel k = hola::batched::kernel_from_name(name);
+      if (k == Kernel::auto_select)
+        throw std::invalid_argument("--kernels: auto always runs; name forced kernels");
+      s.kernels.push_back(k);
+    }
     for (const auto& t : case_specs) cases.push_back(parse_case(t));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hola-batched-bench: %s\n", e.what());
@@ -677,6 +700,8 @@ int main(int argc, char** argv) {
   out["cpu_reps"] = s.cpu_reps;
   out["loop_subset"] = s.loop_subset;
   out["seed"] = s.seed;
+  out["kernels"] = json::array();
+  for (Kernel k : s.kernels) out["kernels"].push_back(hola::batched::kernel_name(k));
   out["note"] =
       "y = A x (alpha 1, beta 0), int32 indices; GPU times: CUDA events, median; looped cuSPARSE "
       "times only the cusparseSpMV calls (descriptors, buffers, preprocessing made before) and, "

@@ -1,5 +1,5 @@
 // Batched Jacobi-CG on the CPU: one BatchedOperator over all systems, OpenMP over systems for
-// the vector updates; converged systems are frozen (their product is still computed).
+// the vector updates; converged systems are frozen and left out of the product (skip flags).
 #include <omp.h>
 
 #include <chrono>
@@ -27,7 +27,7 @@ SolveStats solve_cpu(const std::vector<Matrix>& systems, batched::Format format,
   SolveStats st;
   st.iterations.assign(static_cast<std::size_t>(S), 0);
   st.converged.assign(static_cast<std::size_t>(S), 0);
-  std::vector<char> done(static_cast<std::size_t>(S), 0);
+  std::vector<int> done(static_cast<std::size_t>(S), 0);  // also the product's skip flags
   // The solve starts with the vectors allocated, as the GPU's does.
   const auto t_solve = std::chrono::steady_clock::now();
   const int nt = threads > 0 ? threads : omp_get_max_threads();
@@ -45,7 +45,7 @@ SolveStats solve_cpu(const std::vector<Matrix>& systems, batched::Format format,
     if (bbs == 0) done[s] = st.converged[s] = 1;
   }
   for (int it = 1; it <= max_iter; ++it) {
-    op.apply(1.0, p.data(), N, 0.0, q.data(), N);
+    op.apply(1.0, p.data(), N, 0.0, q.data(), N, nullptr, done.data());
     ++st.sweeps;
     std::int64_t active = 0;
 #pragma omp parallel for schedule(dynamic, 32) num_threads(nt) reduction(+ : active)

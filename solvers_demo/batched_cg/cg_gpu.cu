@@ -1,5 +1,6 @@
-// Batched Jacobi-CG on the GPU: per iteration one batched SpMV (BatchedOperator, device batch)
-// and one fused update kernel with one block per system (dot products, x / r / z / p updates,
+// Batched Jacobi-CG on the GPU: per iteration one batched SpMV (BatchedOperator, device batch;
+// the systems no longer active are skipped, read from the state array on the device) and one
+// fused update kernel with one block per system (dot products, x / r / z / p updates,
 // per-system convergence state). Convergence flags come to the host every check_every
 // iterations. Reviewed for issue 18 (launch shapes, barriers under uniform control flow, state
 // written by thread 0 after every thread has read it); not yet run on a GPU.
@@ -51,6 +52,7 @@ class Buffer {
 
 constexpr int kThreads = 256;
 enum : int { kActive = 0, kConverged = 1, kBreakdown = 2 };
+static_assert(kActive == 0, "the state array is the product's skip flags: nonzero = left out");
 
 // Sum of (a, b) over the block; every thread gets the result.
 __device__ double2 block_sum2(double a, double b) {
@@ -186,7 +188,9 @@ SolveStats solve_gpu(const std::vector<Matrix>& systems, batched::Format format,
     HOLA_CG_CUDA(cudaGetLastError());
     std::vector<int> state(static_cast<std::size_t>(S));
     for (int it = 1; it <= max_iter; ++it) {
-      op.apply(1.0, d_p.get(), N, 0.0, d_q.get(), N, stream);
+      // Converged and broken-down systems (state != kActive) skip their product: their q is
+      // not read again.
+      op.apply(1.0, d_p.get(), N, 0.0, d_q.get(), N, stream, d_state.get());
       update_kernel<<<static_cast<unsigned>(S), kThreads, 0, stream>>>(
           d_off.get(), d_dinv.get(), d_x.get(), d_r.get(), d_z.get(), d_p.get(), d_q.get(),
           d_rz.get(), d_bb.get(), d_state.get(), d_iters.get(), it, tol * tol);

@@ -1,14 +1,17 @@
 // Batched SpMV kernels on the device (kernels/cuda/batched) against the CPU reference: every
-// kernel, forced plans (one warp, two warps and a whole block per matrix; x staged or not) and
-// the auto plan, on randomized batches (empty matrices, 1 x 1, rows longer than a warp, mixed
-// sizes 1..1024, one shared pattern), float / double, int32 / int64, alpha / beta cases,
-// NaN-poisoned y, a non-blocking stream, and BatchedOperator on device memory.
-// Written without access to a GPU: NOT YET RUN (docs/batched.md).
+// kernel of batched::kKernels, forced plans (one warp, two warps and a whole block per matrix; x
+// staged or not; blocks of 512 and 1024) and the auto plan, on randomized batches (empty
+// matrices, 1 x 1, rows longer than a warp and than csr_tiled's tiles, every row empty, wide
+// rows, mixed sizes 1..1024, shared patterns), float / double, int32 / int64, alpha / beta
+// cases, NaN-poisoned y, repeated applies (bitwise reproducible), a non-blocking stream, and
+// BatchedOperator on device memory. The csr_tiled cases are NOT YET RUN on a GPU
+// (docs/batched.md).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <random>
@@ -98,33 +101,39 @@ struct AB {
 };
 constexpr AB kAB[] = {{1.0, 0.0}, {2.5, -0.5}, {-1.0, 1.0}, {0.0, 0.0}};
 
-// The plans every kernel of `format` is run with: auto, then forced group sizes and staging.
+// The plans every kernel of `format` (every row of batched::kKernels that takes it) is run with:
+// auto, then forced group sizes with x staged or not, and two other block shapes (groups of one
+// warp in a block of 512, groups of four warps in a block of 1024).
 std::vector<Plan> plans_for(const batched::Features& f, Format format, std::size_t vbytes) {
   std::vector<Plan> out{batched::choose_plan(f, format, vbytes)};
-  std::vector<Kernel> kernels;
-  if (format == Format::csr || format == Format::csr_shared)
-    kernels = {Kernel::csr_scalar, Kernel::csr_vector, Kernel::csr_smart};
-  else
-    kernels = {format == Format::coo ? Kernel::coo : Kernel::ell};
-  for (Kernel k : kernels)
+  for (const batched::KernelDesc& kd : batched::kKernels) {
+    if (!batched::kernel_supports(kd.kernel, format)) continue;
     for (int group : {32, 64, 256})
       for (bool stage : {false, true}) {
         Plan p;
-        p.kernel = k;
+        p.kernel = kd.kernel;
         p.block_threads = 256;
         p.group_threads = group;
+        const std::size_t budget = batched::stage_bytes_budget(p.kernel, p.block_threads, vbytes);
         const std::size_t bytes =
             static_cast<std::size_t>(p.matrices_per_block()) * f.max_cols * vbytes;
-        p.stage_x = stage && f.max_cols > 0 && bytes <= batched::kStageBytesLimit;
+        p.stage_x = stage && f.max_cols > 0 && bytes <= budget;
         p.stage_cols = p.stage_x ? f.max_cols : 0;
         if (stage && !p.stage_x) {
           // Too large for every matrix: stage what fits, larger matrices read x from global.
           p.stage_x = true;
-          p.stage_cols = static_cast<std::int64_t>(batched::kStageBytesLimit /
-                                                   (vbytes * p.matrices_per_block()));
+          p.stage_cols = static_cast<std::int64_t>(budget / (vbytes * p.matrices_per_block()));
         }
         out.push_back(p);
       }
+    for (auto [block, group] : {std::pair{512, 32}, std::pair{1024, 128}}) {
+      Plan p;
+      p.kernel = kd.kernel;
+      p.block_threads = block;
+      p.group_threads = group;
+      out.push_back(p);
+    }
+  }
   return out;
 }
 
@@ -195,6 +204,135 @@ TYPED_TEST(BatchedGpuTest, EmptyTinyAndLongRows) {
   for (Format f : kFormats) check_on_device<V, I>({}, f, 9);
 }
 
+// Every plan twice in a row: with beta == 0 on a NaN-filled y the two results must be equal bit
+// for bit (no kernel uses atomics); with beta != 0 the second apply works on the first's result
+// and must match the reference applied twice.
+template <class V, class I>
+void check_repeated(const std::vector<SmallMatrix<V>>& ms, Format format, std::uint64_t seed) {
+  const BatchData<V, I> d = batched::make_batch<V, I>(ms, format);
+  const batched::Features f = batched::validate(d.view());
+  DeviceBatch<V, I> db(d);
+  const std::vector<V> x = random_vector<V>(d.total_cols, seed);
+  const std::vector<V> y_start = random_vector<V>(d.total_rows, seed + 1);
+  const std::vector<V> nan(y_start.size(), std::numeric_limits<V>::quiet_NaN());
+  DArray<V> dx(x), dy(y_start.size());
+  // Reference of two applies, and the bound of the second (|alpha A x| + |beta| bound of first).
+  const V alpha = V(1.5), beta = V(-0.5);
+  std::vector<V> want1, bound1, want2, unused;
+  expected(d, alpha, x, beta, y_start, want1, bound1);
+  expected(d, alpha, x, beta, want1, want2, unused);
+  BatchData<V, I> abs_d = d;
+  abs_d.values = absolute(abs_d.values);
+  const std::vector<V> ax = absolute(x);
+  std::vector<V> bound2 = bound1;
+  batched::reference_apply(abs_d.view(), std::fabs(alpha), ax.data(), std::fabs(beta),
+                           bound2.data());
+  for (const Plan& plan : plans_for(f, format, sizeof(V))) {
+    const std::string what = std::string(batched::format_name(format)) + " " + describe(plan);
+    std::vector<V> first;
+    for (int run = 0; run < 2; ++run) {
+      dy.upload(nan);
+      batched::gpu::apply(db.view, plan, V(1), dx.get(), V(0), dy.get(), nullptr);
+      DeviceMemory::sync();
+      const std::vector<V> got = dy.download();
+      if (run == 0)
+        first = got;
+      else
+        EXPECT_EQ(0, std::memcmp(first.data(), got.data(), got.size() * sizeof(V)))
+            << what << ": two runs differ";
+    }
+    dy.upload(y_start);
+    batched::gpu::apply(db.view, plan, alpha, dx.get(), beta, dy.get(), nullptr);
+    batched::gpu::apply(db.view, plan, alpha, dx.get(), beta, dy.get(), nullptr);
+    DeviceMemory::sync();
+    expect_near_ref(dy.download(), want2, bound2, f.max_row_nnz, what + " applied twice");
+  }
+}
+
+// Skip flags in device memory, every plan: flagged matrices keep their rows of y bit for bit, the
+// others match the reference.
+template <class V, class I>
+void check_skip(const std::vector<SmallMatrix<V>>& ms, Format format, std::uint64_t seed) {
+  const BatchData<V, I> d = batched::make_batch<V, I>(ms, format);
+  const batched::Features f = batched::validate(d.view());
+  DeviceBatch<V, I> db(d);
+  std::mt19937_64 rng(seed);
+  std::vector<int> skip(static_cast<std::size_t>(d.count));
+  for (auto& k : skip) k = static_cast<int>(rng() % 3);
+  const std::vector<V> x = random_vector<V>(d.total_cols, seed);
+  const std::vector<V> y0 = random_vector<V>(d.total_rows, seed + 1);
+  std::vector<V> want, bound;
+  expected(d, V(2), x, V(0.5), y0, want, bound);
+  std::vector<int> skipped_row(y0.size(), 0);
+  for (std::int64_t b = 0; b < d.count; ++b) {
+    const std::int64_t r0 = format == Format::csr_shared ? b * d.shared_rows : d.row_off[b];
+    const std::int64_t r1 = format == Format::csr_shared ? r0 + d.shared_rows : d.row_off[b + 1];
+    for (std::int64_t r = r0; r < r1; ++r) skipped_row[r] = skip[b];
+  }
+  DArray<int> dskip(skip);
+  DArray<V> dx(x), dy(y0.size());
+  for (const Plan& plan : plans_for(f, format, sizeof(V))) {
+    const std::string what = std::string(batched::format_name(format)) + " " + describe(plan);
+    dy.upload(y0);
+    batched::gpu::apply(db.view, plan, V(2), dx.get(), V(0.5), dy.get(), nullptr, dskip.get());
+    DeviceMemory::sync();
+    const std::vector<V> got = dy.download();
+    std::vector<V> got_kept, want_kept, bound_kept;
+    for (std::size_t r = 0; r < got.size(); ++r) {
+      if (skipped_row[r]) {
+        ASSERT_EQ(0, std::memcmp(&got[r], &y0[r], sizeof(V))) << what << ": skipped row " << r;
+      } else {
+        got_kept.push_back(got[r]);
+        want_kept.push_back(want[r]);
+        bound_kept.push_back(bound[r]);
+      }
+    }
+    expect_near_ref(got_kept, want_kept, bound_kept, f.max_row_nnz, what + " with skip flags");
+  }
+}
+
+TYPED_TEST(BatchedGpuTest, SkipFlags) {
+  HOLA_BATCH_TYPES;
+  const auto ms = batched::random_matrices<V>(200, 1, 300, 21);
+  for (Format f : kFormats) check_skip<V, I>(ms, f, 21);
+  check_skip<V, I>(batched::random_shared<V>(60, 50, 50, 22), Format::csr_shared, 22);
+}
+
+// Matrices at the edges of csr_tiled's tiles (batched::tile_edge_matrices: rows of a tile's length
+// and one more or less for every group size, rows longer than any tile, every row empty, more
+// rows than a group, wide rows), every kernel.
+TYPED_TEST(BatchedGpuTest, TileEdges) {
+  HOLA_BATCH_TYPES;
+  const auto ms = batched::tile_edge_matrices<V>(12);
+  for (Format f : kFormats) check_on_device<V, I>(ms, f, 12);
+}
+
+TYPED_TEST(BatchedGpuTest, WideRows) {
+  HOLA_BATCH_TYPES;
+  std::mt19937_64 rng(13);
+  std::vector<SmallMatrix<V>> ms;
+  for (int i = 0; i < 200; ++i) {
+    const std::int64_t n = std::uniform_int_distribution<std::int64_t>(16, 400)(rng);
+    ms.push_back(batched::random_matrix<V>(n, n, 32, 0.0, rng));
+  }
+  check_on_device<V, I>(ms, Format::csr, 13);
+}
+
+TYPED_TEST(BatchedGpuTest, SharedPatternLongAndEmptyRows) {
+  HOLA_BATCH_TYPES;
+  check_on_device<V, I>(batched::random_shared<V>(30, 40, 4500, 14), Format::csr_shared, 14);
+  check_on_device<V, I>(batched::random_shared<V>(20, 300, 0, 15), Format::csr_shared, 15);
+}
+
+TYPED_TEST(BatchedGpuTest, RepeatedAppliesAreReproducible) {
+  HOLA_BATCH_TYPES;
+  check_repeated<V, I>(batched::tile_edge_matrices<V>(16), Format::csr, 16);
+  check_repeated<V, I>(batched::random_matrices<V>(300, 1, 200, 17), Format::csr, 17);
+  check_repeated<V, I>(batched::random_shared<V>(50, 120, 120, 18), Format::csr_shared, 18);
+  check_repeated<V, I>(batched::random_matrices<V>(100, 1, 60, 19), Format::coo, 19);
+  check_repeated<V, I>(batched::random_matrices<V>(100, 1, 60, 20), Format::ell, 20);
+}
+
 TYPED_TEST(BatchedGpuTest, OperatorOnDeviceMemory) {
   HOLA_BATCH_TYPES;
   const auto ms = batched::random_matrices<V>(300, 1, 100, 10);
@@ -236,6 +374,26 @@ TYPED_TEST(BatchedGpuTest, BadPlansRefused) {
   p.stage_x = true;
   p.stage_cols = 1 << 20;  // far beyond shared memory
   EXPECT_THROW(batched::gpu::apply(db.view, p, V(1), dx.get(), V(0), dy.get(), nullptr), error);
+  // csr_tiled: more two-warp groups than named barriers; staged x that fits the other kernels
+  // but not next to the tiles' work space.
+  const auto c = batched::make_batch<V, I>(batched::random_matrices<V>(20, 1, 10, 1), Format::csr);
+  DeviceBatch<V, I> dc(c);
+  p = Plan{};
+  p.kernel = Kernel::csr_tiled;
+  p.block_threads = 1024;
+  p.group_threads = 64;
+  EXPECT_EQ(
+      status_of([&] { batched::gpu::apply(dc.view, p, V(1), dx.get(), V(0), dy.get(), nullptr); }),
+      status::invalid_argument);
+  p.block_threads = 256;
+  p.stage_x = true;
+  p.stage_cols = static_cast<std::int64_t>(batched::kStageBytesLimit / (sizeof(V) * 4));
+  EXPECT_EQ(
+      status_of([&] { batched::gpu::apply(dc.view, p, V(1), dx.get(), V(0), dy.get(), nullptr); }),
+      status::invalid_argument);
+  p.kernel = Kernel::csr_scalar;
+  EXPECT_NO_THROW(batched::gpu::apply(dc.view, p, V(1), dx.get(), V(0), dy.get(), nullptr));
+  DeviceMemory::sync();
 }
 
 }  // namespace

@@ -10,12 +10,15 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
 #include "hola/batched.hpp"
 #include "hola/batched_generate.hpp"
 #include "hola/batched_operator.hpp"
+#include "hola/batched_tiled.hpp"
 #include "hola/error.hpp"
 #include "hola/generators.hpp"
 #include "hola/hola_batched.h"
@@ -189,6 +192,107 @@ TYPED_TEST(BatchedTest, LongRows) {
   std::vector<SmallMatrix<V>> ms;
   for (int i = 0; i < 6; ++i) ms.push_back(random_matrix<V>(5 + i, 300, 300, 1.0, rng));
   for (Format f : kFormats) check_batch<V, I>(ms, f, 4);
+}
+
+// csr_tiled's host emulation (hola/batched_tiled.hpp: the device kernel's tiles, lanes and order
+// of every sum, thread by thread) against the exact products, for every group size, with the
+// tile boundaries it took: every row written once, no tile over 4 * G entries or G rows, and the
+// whole group on exactly the rows longer than a tile.
+template <class V, class I>
+void check_tiled_emulation(const std::vector<SmallMatrix<V>>& ms, Format format,
+                           std::uint64_t seed) {
+  const BatchData<V, I> data = make_batch<V, I>(ms, format);
+  const BatchView<V, I> view = data.view();
+  const Features f = validate(view);
+  const std::vector<V> x = random_vector<V>(f.total_cols, seed);
+  const std::vector<V> y_start = random_vector<V>(f.total_rows, seed + 1);
+  const std::int64_t max_row = longest_row(ms);
+  for (int G : {32, 64, 128, 256, 1024}) {
+    const int T = tiled_tile_entries(G);
+    std::int64_t long_rows = 0;
+    for (const auto& m : ms) {
+      std::vector<std::int64_t> len(static_cast<std::size_t>(m.rows), 0);
+      for (auto r : m.r) ++len[static_cast<std::size_t>(r)];
+      for (auto l : len) long_rows += l > T;
+    }
+    for (const Scalars s : kScalars) {
+      const V alpha = static_cast<V>(s.alpha), beta = static_cast<V>(s.beta);
+      std::vector<V> y0 = y_start;
+      if (beta == V(0)) std::fill(y0.begin(), y0.end(), std::numeric_limits<V>::quiet_NaN());
+      std::vector<long double> exact, bound;
+      triplet_product(ms, alpha, x, beta, y0, exact, bound);
+      const std::string what = std::string(format_name(format)) + " G " + std::to_string(G) +
+                               " alpha " + std::to_string(s.alpha) + " beta " +
+                               std::to_string(s.beta);
+      std::vector<V> y = y0;
+      TiledStats st;
+      tiled_emulate(view, G, alpha, x.data(), beta, y.data(), &st);
+      expect_close(y, exact, bound, max_row, what.c_str());
+      EXPECT_EQ(st.rows_written, f.total_rows) << what;
+      EXPECT_LE(st.max_tile_entries, T) << what;
+      EXPECT_LE(st.max_tile_rows, G) << what;
+      EXPECT_EQ(st.long_rows, long_rows) << what;
+      // Repeated: the same result bit for bit (beta != 0 applies again on the result).
+      if (beta == V(0)) {
+        std::vector<V> again = y0;
+        tiled_emulate(view, G, alpha, x.data(), beta, again.data());
+        EXPECT_EQ(0, std::memcmp(again.data(), y.data(), y.size() * sizeof(V))) << what;
+      }
+    }
+  }
+}
+
+TYPED_TEST(BatchedTest, TiledEmulationTileEdges) {
+  HOLA_BATCH_TYPES;
+  check_tiled_emulation<V, I>(tile_edge_matrices<V>(41), Format::csr, 41);
+  check_tiled_emulation<V, I>({}, Format::csr, 42);
+}
+
+TYPED_TEST(BatchedTest, TiledEmulationRandomAndShared) {
+  HOLA_BATCH_TYPES;
+  check_tiled_emulation<V, I>(random_matrices<V>(150, 1, 300, 43), Format::csr, 43);
+  for (std::int64_t n : {1, 33, 300})
+    check_tiled_emulation<V, I>(random_shared<V>(12, n, n, 44 + n), Format::csr_shared, 44);
+  // A shared pattern with rows longer than any tile, and one without entries.
+  check_tiled_emulation<V, I>(random_shared<V>(6, 40, 4500, 45), Format::csr_shared, 45);
+  check_tiled_emulation<V, I>(random_shared<V>(6, 300, 0, 46), Format::csr_shared, 46);
+}
+
+// Skip flags: the flagged matrices' rows of y stay as they were, bit for bit; the others get the
+// same result as without flags (reference, OpenMP, and BatchedOperator's CPU backends).
+TYPED_TEST(BatchedTest, SkipFlagsLeaveMatricesOut) {
+  HOLA_BATCH_TYPES;
+  const auto ms = random_matrices<V>(120, 1, 50, 23);
+  std::mt19937_64 rng(24);
+  std::vector<int> skip(ms.size());
+  for (auto& k : skip) k = static_cast<int>(rng() % 3);  // 0: computed; 1, 2: left out
+  for (Format f : {Format::csr, Format::coo, Format::ell}) {
+    const auto data = make_batch<V, I>(ms, f);
+    const auto view = data.view();
+    const std::vector<V> x = random_vector<V>(data.total_cols, 25);
+    const std::vector<V> y0 = random_vector<V>(data.total_rows, 26);
+    std::vector<V> full_ref = y0, full_omp = y0;
+    reference_apply(view, V(2), x.data(), V(0.5), full_ref.data());
+    omp_apply(view, V(2), x.data(), V(0.5), full_omp.data(), 2);
+    BatchedOperator<V, I> op(view, BatchedBackend::cpu);
+    BatchedOperator<V, I> ref_op(view, BatchedBackend::reference);
+    std::vector<std::vector<V>> got(4, y0);
+    reference_apply(view, V(2), x.data(), V(0.5), got[0].data(), skip.data());
+    omp_apply(view, V(2), x.data(), V(0.5), got[1].data(), 3, skip.data());
+    op.apply(V(2), x.data(), data.total_cols, V(0.5), got[2].data(), data.total_rows, nullptr,
+             skip.data());
+    ref_op.apply(V(2), x.data(), data.total_cols, V(0.5), got[3].data(), data.total_rows, nullptr,
+                 skip.data());
+    for (std::size_t k = 0; k < got.size(); ++k) {
+      const std::vector<V>& full = k == 0 || k == 3 ? full_ref : full_omp;
+      for (std::size_t b = 0; b < ms.size(); ++b)
+        for (auto r = data.row_off[b]; r < data.row_off[b + 1]; ++r) {
+          const V want = skip[b] ? y0[r] : full[r];
+          ASSERT_EQ(0, std::memcmp(&got[k][r], &want, sizeof(V)))
+              << format_name(f) << " way " << k << " matrix " << b << " skip " << skip[b];
+        }
+    }
+  }
 }
 
 TYPED_TEST(BatchedTest, BetaZeroNeverReadsY) {
@@ -577,17 +681,26 @@ TEST(BatchedPlan, RuleFollowsFeatures) {
   EXPECT_FALSE(p.stage_x);  // a thread per row reads x from global memory (measured)
   EXPECT_EQ(p.stage_cols, 0);
 
-  f.total_nnz = 1000 * 20 * 16;  // mean row length 16: still a thread per row
+  f.total_nnz = 1000 * 20 * 7;  // mean row length 7: still a thread per row
   f.max_row_nnz = 32;
   EXPECT_EQ(choose_plan(f, Format::csr, sizeof(double)).kernel, Kernel::csr_scalar);
-  f.total_nnz = 1000 * 20 * 40;  // mean row length 40: a warp per row, x staged
+  f.total_nnz = 1000 * 20 * 16;  // mean row length 16 (the `wide` batches): tiles
+  p = choose_plan(f, Format::csr, sizeof(double));
+  EXPECT_EQ(p.kernel, Kernel::csr_tiled);
+  EXPECT_EQ(p.group_threads, 32);  // 320 entries a matrix: 3 tiles of 4 * 32
+  EXPECT_TRUE(p.stage_x);
+  f.total_nnz = 1000 * 20 * 40;  // mean row length 40: tiles, x staged
   f.max_row_nnz = 64;
   p = choose_plan(f, Format::csr_shared, sizeof(float));
-  EXPECT_EQ(p.kernel, Kernel::csr_vector);
-  EXPECT_EQ(p.group_threads, 256);  // 20 rows: as many warps as possible (8)
-  EXPECT_EQ(p.matrices_per_block(), 1);
+  EXPECT_EQ(p.kernel, Kernel::csr_tiled);
+  EXPECT_EQ(p.group_threads, 128);  // 800 entries a matrix: at most 3 tiles of 4 * 128
+  EXPECT_EQ(p.matrices_per_block(), 2);
   EXPECT_TRUE(p.stage_x);
   EXPECT_EQ(p.stage_cols, 20);
+  // Forced csr_vector: as many warps as rows of the largest matrix (20: 8 warps), x staged.
+  p = choose_plan(f, Format::csr_shared, sizeof(float), Kernel::csr_vector);
+  EXPECT_EQ(p.group_threads, 256);
+  EXPECT_TRUE(p.stage_x);
 
   f.max_rows = 100;
   f.max_cols = 10000;  // x too large to stage
@@ -613,16 +726,123 @@ TEST(BatchedPlan, RuleFollowsFeatures) {
   EXPECT_EQ(kernel_from_name("csr_smart"), Kernel::csr_smart);
   EXPECT_EQ(choose_plan(f, Format::csr_shared, 4, Kernel::csr_smart).kernel, Kernel::csr_smart);
   EXPECT_FALSE(kernel_supports(Kernel::csr_smart, Format::ell));
-  for (Kernel k : {Kernel::auto_select, Kernel::csr_scalar, Kernel::csr_vector, Kernel::csr_smart,
-                   Kernel::coo, Kernel::ell})
-    EXPECT_EQ(kernel_from_name(kernel_name(k)), k);
+  for (const KernelDesc& d : kKernels) {
+    EXPECT_EQ(kernel_from_name(d.name), d.kernel);
+    EXPECT_EQ(std::string(kernel_name(d.kernel)), d.name);
+    EXPECT_EQ(&kernel_desc(d.kernel), &d);
+    EXPECT_NE(d.formats, 0u) << d.name;
+  }
   EXPECT_EQ(kernel_from_name("auto"), Kernel::auto_select);
+  EXPECT_EQ(kernel_from_name("csr_tiled"), Kernel::csr_tiled);
+  EXPECT_TRUE(kernel_supports(Kernel::csr_tiled, Format::csr_shared));
+  EXPECT_FALSE(kernel_supports(Kernel::csr_tiled, Format::coo));
   try {
     kernel_from_name("nope");
     ADD_FAILURE();
   } catch (const error& e) {
     EXPECT_EQ(e.code(), status::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("csr_tiled"), std::string::npos);  // lists the names
   }
+  EXPECT_THROW(kernel_desc(Kernel::auto_select), error);
+}
+
+// Shared memory accounting and the checks gpu::apply runs on every plan (host code).
+TEST(BatchedPlan, SharedMemoryAndPlanChecks) {
+  auto code = [](const Plan& p, Format f, std::size_t vb) {
+    try {
+      check_plan(p, f, vb);
+      return status::success;
+    } catch (const error& e) {
+      return e.code();
+    }
+  };
+  Plan p;
+  p.kernel = Kernel::csr_scalar;
+  p.block_threads = 256;
+  p.group_threads = 64;
+  EXPECT_EQ(plan_shared_bytes(p, 8), 0u);
+  p.stage_x = true;
+  p.stage_cols = 100;
+  EXPECT_EQ(plan_shared_bytes(p, 8), 4u * 100 * 8);
+  EXPECT_EQ(code(p, Format::csr, 8), status::success);
+
+  // csr_tiled: its work space, then staged x rounded up to 16 bytes before it.
+  p.kernel = Kernel::csr_tiled;
+  const std::size_t work = tiled_work_bytes(256, 8);
+  EXPECT_EQ(work, 256u * (4 * 8 + 4) + 8u * (8 + 8));
+  EXPECT_EQ(kernel_work_bytes(Kernel::csr_tiled, 256, 8), work);
+  EXPECT_EQ(kernel_work_bytes(Kernel::csr_scalar, 256, 8), 0u);
+  p.stage_cols = 101;  // 4 * 101 * 4 = 1616 bytes, a multiple of 16
+  EXPECT_EQ(plan_shared_bytes(p, 4), 1616u + tiled_work_bytes(256, 4));
+  p.stage_cols = 3;  // 48 bytes
+  EXPECT_EQ(plan_shared_bytes(p, 4), 48u + tiled_work_bytes(256, 4));
+  p.group_threads = 256;
+  p.stage_cols = 3;  // 12 bytes, rounded up to 16
+  EXPECT_EQ(plan_shared_bytes(p, 4), 16u + tiled_work_bytes(256, 4));
+  p.stage_x = false;
+  EXPECT_EQ(plan_shared_bytes(p, 8), work);
+  EXPECT_EQ(code(p, Format::csr, 8), status::success);
+  EXPECT_EQ(code(p, Format::csr_shared, 8), status::success);
+  EXPECT_EQ(code(p, Format::ell, 8), status::unsupported);
+
+  // The stage budget leaves room for the work space: what fits the others may not fit tiles.
+  const std::size_t budget = stage_bytes_budget(Kernel::csr_tiled, 256, 8);
+  EXPECT_EQ(budget, (kStageBytesLimit - work) / 16 * 16);
+  EXPECT_EQ(stage_bytes_budget(Kernel::csr_scalar, 256, 8), kStageBytesLimit);
+  p.stage_x = true;
+  p.stage_cols = static_cast<std::int64_t>(budget / 8);
+  EXPECT_EQ(code(p, Format::csr, 8), status::success);
+  EXPECT_LE(plan_shared_bytes(p, 8), kStageBytesLimit);
+  p.stage_cols += 2;
+  EXPECT_EQ(code(p, Format::csr, 8), status::invalid_argument);
+  p.kernel = Kernel::csr_scalar;  // the same staging without the work space fits
+  EXPECT_EQ(code(p, Format::csr, 8), status::success);
+  p.stage_cols = std::int64_t(1) << 60;  // no overflow in the byte count
+  EXPECT_EQ(code(p, Format::csr, 8), status::invalid_argument);
+  p.stage_cols = 0;
+  EXPECT_EQ(code(p, Format::csr, 8), status::invalid_argument);
+
+  // Launch shapes.
+  p.stage_x = false;
+  p.kernel = Kernel::csr_tiled;
+  for (auto [block, group, want] : {std::tuple{256, 48, status::invalid_argument},
+                                    {256, 512, status::invalid_argument},
+                                    {1056, 32, status::invalid_argument},
+                                    {96, 64, status::invalid_argument},
+                                    {0, 32, status::invalid_argument},
+                                    {1024, 64, status::invalid_argument},
+                                    {960, 64, status::success},
+                                    {1024, 128, status::success},
+                                    {512, 32, status::success},
+                                    {1024, 32, status::success},
+                                    {512, 64, status::success}}) {
+    p.block_threads = block;
+    p.group_threads = group;
+    EXPECT_EQ(code(p, Format::csr, 8), want) << block << " x " << group;
+  }
+  p.block_threads = 1024;
+  p.group_threads = 64;  // 16 groups of two warps: more than the 15 named barriers
+  EXPECT_EQ(code(p, Format::csr, 4), status::invalid_argument);
+  p.kernel = Kernel::csr_scalar;  // no group barriers: fine
+  EXPECT_EQ(code(p, Format::csr, 4), status::success);
+  p.kernel = Kernel::auto_select;
+  EXPECT_EQ(code(p, Format::csr, 4), status::unsupported);
+
+  // The rule does not stage x beyond the tiled budget.
+  Features f;
+  f.count = 100;
+  f.max_rows = 4;
+  f.total_rows = 400;
+  f.total_nnz = 400 * 20;
+  f.max_row_nnz = 30;
+  f.max_cols = static_cast<std::int64_t>(kStageBytesLimit / (8 * 8));  // fits 48 KiB, 8 a block
+  const Plan r = choose_plan(f, Format::csr, 8);
+  EXPECT_EQ(r.kernel, Kernel::csr_tiled);
+  EXPECT_EQ(r.group_threads, 32);
+  EXPECT_FALSE(r.stage_x);
+  EXPECT_EQ(code(r, Format::csr, 8), status::success);
+  f.max_cols = 100;
+  EXPECT_TRUE(choose_plan(f, Format::csr, 8).stage_x);
 }
 
 TEST(BatchedFeatures, FromValidate) {

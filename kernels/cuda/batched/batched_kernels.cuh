@@ -4,7 +4,8 @@
 // synchronises once. Every row is summed in a fixed order: no floating-point atomics, results
 // are reproducible. Included by the instantiation files batched_*.cu only.
 //
-// NOT YET RUN ON A GPU: written and compiled without access to one.
+// csr_tiled is NOT YET RUN ON A GPU: written and compiled without access to one (its algorithm
+// runs on the CPU in tiled_emulate, hola/batched_tiled.hpp, under the unit tests).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -17,6 +18,7 @@
 #include "hola/batched.hpp"
 #include "hola/batched_access.hpp"
 #include "hola/batched_gpu.hpp"
+#include "hola/batched_tiled.hpp"
 
 namespace hola::batched::gpu {
 namespace detail {
@@ -34,6 +36,7 @@ struct Scalars {
   std::int64_t count;
   int group_threads;
   std::int64_t stage_cols;
+  const int* skip;  // null, or a flag per matrix: nonzero leaves it out
 };
 
 // Position of the calling thread: its matrix b (may be >= count), lane inside its group.
@@ -42,6 +45,12 @@ struct GroupPos {
   int group;
   int lane;
 };
+
+// Whether the group at p computes: its matrix exists and is not skipped. Uniform in the group.
+template <class V>
+__device__ inline bool group_active(const GroupPos& p, const Scalars<V>& s) {
+  return p.b < s.count && !(s.skip != nullptr && s.skip[p.b] != 0);
+}
 
 __device__ inline GroupPos group_pos(int group_threads) {
   const int groups = static_cast<int>(blockDim.x) / group_threads;
@@ -77,7 +86,7 @@ __device__ inline const V* x_of(const Access& a, const Scalars<V>& s, const Grou
 template <bool Stage, class V, class I>
 __global__ __launch_bounds__(kMaxBlock) void csr_scalar_kernel(CsrAccess<V, I> a, Scalars<V> s) {
   const GroupPos p = group_pos(s.group_threads);
-  const bool active = p.b < s.count;
+  const bool active = group_active(p, s);
   const V* xb = x_of<Stage>(a, s, p, active);
   if (!active) return;
   const std::int64_t m = a.rows(p.b);
@@ -97,7 +106,7 @@ __global__ __launch_bounds__(kMaxBlock) void csr_scalar_kernel(CsrAccess<V, I> a
 template <bool Stage, class V, class I>
 __global__ __launch_bounds__(kMaxBlock) void csr_vector_kernel(CsrAccess<V, I> a, Scalars<V> s) {
   const GroupPos p = group_pos(s.group_threads);
-  const bool active = p.b < s.count;
+  const bool active = group_active(p, s);
   const V* xb = x_of<Stage>(a, s, p, active);
   if (!active) return;  // whole groups, hence whole warps, leave together
   const int warp = p.lane / kWarp, lane = p.lane % kWarp;
@@ -122,7 +131,7 @@ __global__ __launch_bounds__(kMaxBlock) void csr_vector_kernel(CsrAccess<V, I> a
 template <bool Stage, class V, class I>
 __global__ __launch_bounds__(kMaxBlock) void csr_smart_kernel(CsrAccess<V, I> a, Scalars<V> s) {
   const GroupPos p = group_pos(s.group_threads);
-  const bool active = p.b < s.count;
+  const bool active = group_active(p, s);
   const V* xb = x_of<Stage>(a, s, p, active);
   if (!active) return;
   const std::int64_t m = a.rows(p.b);
@@ -151,12 +160,161 @@ __global__ __launch_bounds__(kMaxBlock) void csr_smart_kernel(CsrAccess<V, I> a,
   }
 }
 
+// Synchronises the threads of one group: the warp's own barrier for a group of one warp, else
+// the named barrier group + 1 (id 0 is __syncthreads'; check_plan keeps the ids <= 15). Every
+// thread of the group must reach it; other groups of the block are not waited for.
+__device__ inline void group_sync(int group, int group_threads) {
+  if (group_threads == kWarp)
+    __syncwarp();
+  else
+    asm volatile("bar.sync %0, %1;" ::"r"(group + 1), "r"(group_threads) : "memory");
+}
+
+__device__ inline int warp_max(int v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_max_sync(kFullMask, v);
+#else
+  for (int off = kWarp / 2; off > 0; off /= 2) v = max(v, __shfl_xor_sync(kFullMask, v, off));
+  return v;
+#endif
+}
+
+// CSR / shared-pattern CSR in tiles of whole rows (hola/batched_tiled.hpp describes the steps;
+// tiled_emulate there is the same algorithm on the host). Balanced over entries and coalesced
+// where the row-per-thread kernels are neither: a tile's entries are read by consecutive threads,
+// and its rows are summed by W lanes each from shared memory. L is the type of indices local to a
+// matrix (int when tiled_local32 holds: 32-bit arithmetic in the loops). The group's control flow
+// (r0, start, rows, len) is uniform, so every thread of the group reaches every barrier.
+template <bool Stage, class L, class V, class I>
+__global__ __launch_bounds__(kMaxBlock) void csr_tiled_kernel(CsrAccess<V, I> a, Scalars<V> s) {
+  extern __shared__ __align__(16) unsigned char batched_smem[];
+  constexpr int K = kTiledEntriesPerThread;
+  const GroupPos p = group_pos(s.group_threads);
+  const bool active = group_active(p, s);
+  const int G = s.group_threads, T = tiled_tile_entries(G), t = p.lane;
+  // The matrix's row pointer and the first tile's row ends before x is staged, so that their
+  // latency overlaps the copy of x.
+  L m = 0, end = 0;       // end: the end of row r0 + t (entries from the matrix's first)
+  const I* rp = nullptr;  // rp[0 .. m]
+  I base = 0;
+  if (active) {
+    m = static_cast<L>(a.rows(p.b));
+    rp = a.row_ptr + a.row_ptr_index(p.b, 0);
+    base = __ldg(rp);
+    if (t < m) end = static_cast<L>(__ldg(rp + t + 1) - base);
+  }
+  const V* xb = x_of<Stage>(a, s, p, active);
+  if (!active || m == 0) return;  // the whole group leaves
+  const int block = static_cast<int>(blockDim.x);
+  const int warp = static_cast<int>(threadIdx.x) / kWarp,
+            lane = static_cast<int>(threadIdx.x) % kWarp;
+  const int first_warp = p.group * (G / kWarp), warps = G / kWarp;
+
+  // Work space after the staged x, as tiled_work_bytes and plan_shared_bytes count it.
+  std::size_t offset = 0;
+  if constexpr (Stage)
+    offset =
+        (static_cast<std::size_t>(block / G) * static_cast<std::size_t>(s.stage_cols) * sizeof(V) +
+         15) /
+        16 * 16;
+  V* const prod_all = reinterpret_cast<V*>(batched_smem + offset);
+  V* const wsum = prod_all + static_cast<std::size_t>(block) * K;  // per warp of the block
+  int* const rowend_all = reinterpret_cast<int*>(wsum + block / kWarp);
+  int* const wrows = rowend_all + block;  // per warp of the block
+  int* const wlen = wrows + block / kWarp;
+  V* const prod = prod_all + p.group * T;        // the group's tile products
+  int* const rowend = rowend_all + p.group * G;  // the tile's row ends (from the tile start)
+
+  const I* const cols = a.col_idx + base;
+  const V* const vals = a.values + a.value_base(p.b) + base;
+  V* const yb = s.y + a.y_offset(p.b);
+
+  L r0 = 0, start = 0;  // the tile's first row and its first entry
+  while (r0 < m) {
+    // The tile: rows whose end lies within T entries of its start (a prefix of the threads).
+    const bool fits = tiled_fits<L>(r0, t, m, end, start, T);
+    int rows = __popc(__ballot_sync(kFullMask, fits));
+    int len = warp_max(fits ? static_cast<int>(end - start) : 0);
+    if (G > kWarp && lane == 0) {
+      wrows[warp] = rows;
+      wlen[warp] = len;
+    }
+    // Also orders the last tile's reads of prod / rowend before this tile's writes.
+    group_sync(p.group, G);
+    if (G > kWarp) {
+      rows = 0;
+      len = 0;
+      for (int w = first_warp; w < first_warp + warps; ++w) {
+        rows += wrows[w];
+        len = max(len, wlen[w]);
+      }
+    }
+    // The next tile's row ends, loaded now so that their latency hides behind this tile's.
+    const L r1 = r0 + (rows > 0 ? rows : 1);
+    const L next = r1 + t < m ? static_cast<L>(__ldg(rp + r1 + t + 1) - base) : L(0);
+
+    if (rows == 0) {
+      // Row r0 is longer than a tile: the whole group, strided, then a fixed-order reduction.
+      const L row_end = static_cast<L>(__ldg(rp + r0 + 1) - base);
+      V sum = V(0);
+#pragma unroll 4
+      for (L q = start + t; q < row_end; q += G)
+        sum += __ldcs(vals + q) * xb[static_cast<L>(__ldcs(cols + q))];
+      for (int off = kWarp / 2; off > 0; off /= 2) sum += __shfl_down_sync(kFullMask, sum, off);
+      if (G > kWarp) {
+        if (lane == 0) wsum[warp] = sum;
+        group_sync(p.group, G);
+        if (t == 0) {
+          sum = wsum[first_warp];
+          for (int w = first_warp + 1; w < first_warp + warps; ++w) sum += wsum[w];
+        }
+      }
+      if (t == 0) yb[r0] = combine<V>(s.alpha, sum, s.beta, yb + r0);
+      start = row_end;
+    } else {
+      if (t < rows) rowend[t] = static_cast<int>(end - start);
+      // Consecutive entries to consecutive threads: all loads first, then the x gathers.
+      const I* const tile_cols = cols + start;
+      const V* const tile_vals = vals + start;
+      I c[K];
+      V v[K];
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        const int j = t + k * G;
+        if (j < len) {
+          c[k] = __ldcs(tile_cols + j);
+          v[k] = __ldcs(tile_vals + j);
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        const int j = t + k * G;
+        if (j < len) prod[j] = v[k] * xb[static_cast<L>(c[k])];
+      }
+      group_sync(p.group, G);
+      // W lanes a row (W * rows <= G), each over a stride of W products, then a W-lane tree.
+      const int W = tiled_row_width(rows, G);
+      const int row = t >> (__ffs(W) - 1), sub = t & (W - 1);  // W is a power of two
+      V sum = V(0);
+      if (row < rows) {
+        const int e1 = rowend[row];
+        for (int q = (row > 0 ? rowend[row - 1] : 0) + sub; q < e1; q += W) sum += prod[q];
+      }
+      for (int off = W / 2; off > 0; off /= 2) sum += __shfl_down_sync(kFullMask, sum, off, W);
+      if (row < rows && sub == 0) yb[r0 + row] = combine<V>(s.alpha, sum, s.beta, yb + r0 + row);
+      start += len;
+    }
+    r0 = r1;
+    end = next;
+  }
+}
+
 // COO (rows sorted inside each matrix), one thread per row: the row's first entry by binary
 // search, then its run of entries in stored order.
 template <bool Stage, class V, class I>
 __global__ __launch_bounds__(kMaxBlock) void coo_kernel(OffsetAccess<V, I> a, Scalars<V> s) {
   const GroupPos p = group_pos(s.group_threads);
-  const bool active = p.b < s.count;
+  const bool active = group_active(p, s);
   const V* xb = x_of<Stage>(a, s, p, active);
   if (!active) return;
   const std::int64_t m = a.rows(p.b);
@@ -183,7 +341,7 @@ __global__ __launch_bounds__(kMaxBlock) void coo_kernel(OffsetAccess<V, I> a, Sc
 template <bool Stage, class V, class I>
 __global__ __launch_bounds__(kMaxBlock) void ell_kernel(OffsetAccess<V, I> a, Scalars<V> s) {
   const GroupPos p = group_pos(s.group_threads);
-  const bool active = p.b < s.count;
+  const bool active = group_active(p, s);
   const V* xb = x_of<Stage>(a, s, p, active);
   if (!active) return;
   const std::int64_t m = a.rows(p.b);
@@ -219,35 +377,27 @@ void launch(KernelFn<Access, V> fn, const Access& a, const Scalars<V>& s, const 
 
 template <class V, class I>
 void apply(const BatchView<V, I>& batch, const Plan& plan, V alpha, const V* x, V beta, V* y,
-           void* stream) {
+           void* stream, const int* skip) {
   using namespace detail;
   if (batch.memory != Memory::device)
     fail(status::invalid_argument, "batched gpu: the batch is not in device memory");
-  if (plan.block_threads < kWarp || plan.block_threads > kMaxBlock ||
-      plan.block_threads % kWarp != 0 || plan.group_threads < kWarp ||
-      plan.group_threads % kWarp != 0 || plan.block_threads % plan.group_threads != 0)
-    fail(status::invalid_argument,
-         "batched gpu: plan needs block_threads a multiple of 32 up to 1024 and group_threads "
-         "a multiple of 32 dividing it");
-  if (plan.kernel == Kernel::auto_select || !kernel_supports(plan.kernel, batch.format))
-    fail(status::unsupported, std::string("batched gpu: kernel ") + kernel_name(plan.kernel) +
-                                  " does not take the " + format_name(batch.format) + " format");
-  const std::size_t shared_bytes = plan.stage_x
-                                       ? static_cast<std::size_t>(plan.matrices_per_block()) *
-                                             static_cast<std::size_t>(plan.stage_cols) * sizeof(V)
-                                       : 0;
-  if (plan.stage_x && (plan.stage_cols <= 0 || shared_bytes > kStageBytesLimit))
-    fail(status::invalid_argument, "batched gpu: staged x needs 0 < stage_cols and at most " +
-                                       std::to_string(kStageBytesLimit) + " bytes a block");
+  check_plan(plan, batch.format, sizeof(V));
+  const std::size_t shared_bytes = plan_shared_bytes(plan, sizeof(V));
   if (batch.count == 0 || batch.total_rows == 0) return;
 
-  Scalars<V> s{alpha, beta, x, y, batch.count, plan.group_threads, plan.stage_cols};
+  Scalars<V> s{alpha, beta, x, y, batch.count, plan.group_threads, plan.stage_cols, skip};
   if (plan.kernel == Kernel::csr_scalar || plan.kernel == Kernel::csr_vector ||
-      plan.kernel == Kernel::csr_smart) {
+      plan.kernel == Kernel::csr_smart || plan.kernel == Kernel::csr_tiled) {
     const CsrAccess<V, I> a(batch);
     using Fn = KernelFn<CsrAccess<V, I>, V>;
     Fn fn;
-    if (plan.kernel == Kernel::csr_scalar)
+    if (plan.kernel == Kernel::csr_tiled) {
+      if (tiled_local32(batch))
+        fn = plan.stage_x ? csr_tiled_kernel<true, int, V, I> : csr_tiled_kernel<false, int, V, I>;
+      else
+        fn = plan.stage_x ? csr_tiled_kernel<true, std::int64_t, V, I>
+                          : csr_tiled_kernel<false, std::int64_t, V, I>;
+    } else if (plan.kernel == Kernel::csr_scalar)
       fn = plan.stage_x ? csr_scalar_kernel<true, V, I> : csr_scalar_kernel<false, V, I>;
     else if (plan.kernel == Kernel::csr_vector)
       fn = plan.stage_x ? csr_vector_kernel<true, V, I> : csr_vector_kernel<false, V, I>;
@@ -268,5 +418,6 @@ void apply(const BatchView<V, I>& batch, const Plan& plan, V alpha, const V* x, 
 
 }  // namespace hola::batched::gpu
 
-#define HOLA_BATCHED_GPU_INSTANTIATE(V, I) \
-  template void apply<V, I>(const BatchView<V, I>&, const Plan&, V, const V*, V, V*, void*);
+#define HOLA_BATCHED_GPU_INSTANTIATE(V, I)                                                  \
+  template void apply<V, I>(const BatchView<V, I>&, const Plan&, V, const V*, V, V*, void*, \
+                            const int*);

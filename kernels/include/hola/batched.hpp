@@ -104,6 +104,9 @@ struct Features {
   double mean_row_nnz() const {
     return total_rows > 0 ? static_cast<double>(total_nnz) / static_cast<double>(total_rows) : 0.0;
   }
+  double mean_matrix_nnz() const {
+    return count > 0 ? static_cast<double>(total_nnz) / static_cast<double>(count) : 0.0;
+  }
 };
 
 // Checks a host batch (Memory::host for the index arrays; values is only checked for null, never
@@ -118,12 +121,17 @@ template <class V, class I>
 Features validate(const BatchView<V, I>& batch);
 
 // Sequential reference, accumulating in wide_t<V> (double for float, long double for double).
+// skip: null, or count flags; matrix i is left out (its rows of y untouched) where skip[i] != 0
+// (a batched solver's converged systems).
 template <class V, class I>
-void reference_apply(const BatchView<V, I>& batch, V alpha, const V* x, V beta, V* y);
+void reference_apply(const BatchView<V, I>& batch, V alpha, const V* x, V beta, V* y,
+                     const int* skip = nullptr);
 
 // OpenMP: matrices distributed over threads (dynamic schedule); threads <= 0: OpenMP's default.
+// skip as for reference_apply.
 template <class V, class I>
-void omp_apply(const BatchView<V, I>& batch, V alpha, const V* x, V beta, V* y, int threads = 0);
+void omp_apply(const BatchView<V, I>& batch, V alpha, const V* x, V beta, V* y, int threads = 0,
+               const int* skip = nullptr);
 
 // validate() then the kernel; nothing is written when validation throws.
 template <class V, class I>
@@ -143,18 +151,50 @@ void check_vectors(const BatchView<V, I>& batch, const V* x, std::int64_t x_len,
 
 enum class Kernel {
   auto_select = 0,
-  csr_scalar = 1,  // csr / csr_shared: one thread per row
-  csr_vector = 2,  // csr / csr_shared: one warp per row, shuffle reduction
-  coo = 3,         // coo: one thread per row, row start by binary search (rows sorted)
-  ell = 4,         // ell: one thread per row, column-major slots
-  csr_smart = 5,   // csr / csr_shared: a vector of W lanes per row, W per matrix (seed 004's
-                   // CSR-smart: the power of two >= the matrix's mean row length, up to 32)
+  csr_scalar = 1,
+  csr_vector = 2,
+  coo = 3,
+  ell = 4,
+  csr_smart = 5,
+  csr_tiled = 6,
 };
 
+HOLA_BATCHED_HD constexpr unsigned format_bit(Format f) { return 1u << static_cast<int>(f); }
+
+// One row per GPU kernel: the one description that the names, the format checks, the auto rule,
+// the tests and the benchmark read.
+struct KernelDesc {
+  Kernel kernel;
+  const char* name;
+  unsigned formats;     // format_bit of every format it takes
+  bool stages_x;        // several threads share a row's work: the rule stages x when it fits
+  const char* mapping;  // how it maps threads to a matrix (one line, for listings)
+};
+
+inline constexpr KernelDesc kKernels[] = {
+    {Kernel::csr_scalar, "csr_scalar", format_bit(Format::csr) | format_bit(Format::csr_shared),
+     false, "one thread per row"},
+    {Kernel::csr_vector, "csr_vector", format_bit(Format::csr) | format_bit(Format::csr_shared),
+     true, "one warp per row, shuffle reduction"},
+    {Kernel::csr_smart, "csr_smart", format_bit(Format::csr) | format_bit(Format::csr_shared), true,
+     "seed 004's CSR-smart: W lanes per row, W the power of two >= the matrix's mean row length "
+     "(up to 32)"},
+    {Kernel::csr_tiled, "csr_tiled", format_bit(Format::csr) | format_bit(Format::csr_shared), true,
+     "tiles of whole rows (up to 4 entries a thread), products loaded coalesced into shared "
+     "memory, then W lanes per row; longer rows by the whole group"},
+    {Kernel::coo, "coo", format_bit(Format::coo), false,
+     "one thread per row, row start by binary search (rows sorted)"},
+    {Kernel::ell, "ell", format_bit(Format::ell), false,
+     "one thread per row, column-major slots (coalesced)"},
+};
+
+// The description of a GPU kernel (invalid_argument for auto_select or an unknown value).
+const KernelDesc& kernel_desc(Kernel k);
+// "auto" or the kernel's name.
 const char* kernel_name(Kernel k);
-// "auto", "csr_scalar", "csr_vector", "csr_smart", "coo", "ell"; throws invalid_argument
-// otherwise.
+// "auto" or a name of kKernels; throws invalid_argument otherwise.
 Kernel kernel_from_name(const std::string& name);
+// auto_select takes every format.
 bool kernel_supports(Kernel k, Format f);
 
 // How a GPU launch maps matrices to threads: a group of group_threads threads (a multiple of 32
@@ -171,14 +211,47 @@ struct Plan {
   int matrices_per_block() const { return block_threads / group_threads; }
 };
 
-// Shared memory a block may use for staged x (bytes).
+// Dynamic shared memory a block may use (bytes): staged x plus a kernel's own work space. The
+// default limit of a launch, so no kernel needs an opt-in attribute.
 inline constexpr std::size_t kStageBytesLimit = 48 * 1024;
 
-// The rule (not trained): kernel from the format (CSR: vector when the mean row length >= 8 or
-// the longest row >= 32, else scalar), group size from the largest matrix (enough threads, or
-// warps for csr_vector, to give each row of the largest matrix one, rounded up to a power of
-// two, 32..256), x staged when the block's share fits kStageBytesLimit. `requested` other than
-// auto_select forces the kernel (it must support the format: unsupported otherwise).
+// csr_tiled: a tile holds up to kTiledEntriesPerThread * group_threads entries (docs/batched.md).
+inline constexpr int kTiledEntriesPerThread = 4;
+// csr_tiled synchronises a group of more than one warp with a named barrier (ids 1..15), so a
+// block holds at most this many such groups.
+inline constexpr int kTiledMaxGroupsPerBlock = 15;
+
+// Shared memory of csr_tiled's work space for a block (bytes), in this order, 16-byte aligned
+// after the staged x (kernels/cuda/batched/batched_kernels.cuh): the tiles' products (4 a
+// thread), a partial sum a warp, the tiles' row ends (one a thread), two counters a warp.
+HOLA_BATCHED_HD constexpr std::size_t tiled_work_bytes(int block_threads, std::size_t value_bytes) {
+  const auto bt = static_cast<std::size_t>(block_threads);
+  return bt * (kTiledEntriesPerThread * value_bytes + sizeof(int)) +
+         (bt / 32) * (value_bytes + 2 * sizeof(int));
+}
+
+// A kernel's own shared memory for a block of block_threads threads (bytes; 0 for most).
+std::size_t kernel_work_bytes(Kernel k, int block_threads, std::size_t value_bytes);
+// Bytes a block may give to staged x under kStageBytesLimit, next to the kernel's work space.
+std::size_t stage_bytes_budget(Kernel k, int block_threads, std::size_t value_bytes);
+// Dynamic shared memory a launch of plan p takes (bytes): staged x (rounded up to 16 bytes when a
+// work space follows) plus the work space.
+std::size_t plan_shared_bytes(const Plan& p, std::size_t value_bytes);
+
+// Checks a plan before a launch (host only; gpu::apply calls it): invalid_argument for
+// block_threads not a multiple of 32 in 32..1024, group_threads not a multiple of 32 dividing
+// it, stage_x with stage_cols <= 0, shared memory over kStageBytesLimit, csr_tiled with more than
+// kTiledMaxGroupsPerBlock multi-warp groups a block; unsupported for auto_select or a kernel
+// that does not take the format.
+void check_plan(const Plan& p, Format format, std::size_t value_bytes);
+
+// The rule (not trained; constants in one place in kernels/batched/batched_cpu.cpp, see
+// docs/batched.md): kernel from the format (CSR: csr_tiled from a mean row length of 8, else
+// csr_scalar), group size from the largest matrix (enough threads to give each row of the
+// largest matrix one, rounded up to a power of two, 32..256; csr_vector: warps; csr_tiled: from
+// the mean entries a matrix, a few tiles each), x staged for the kernels whose KernelDesc says
+// so, when the block's share fits stage_bytes_budget. `requested` other than auto_select forces
+// the kernel (it must support the format: unsupported otherwise).
 Plan choose_plan(const Features& f, Format format, std::size_t value_bytes,
                  Kernel requested = Kernel::auto_select);
 

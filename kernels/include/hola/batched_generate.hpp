@@ -197,6 +197,63 @@ std::vector<SmallMatrix<V>> random_matrices(std::int64_t count, std::int64_t min
   return out;
 }
 
+// A rows x cols matrix whose row i has lengths[i] entries (at most cols) at distinct random
+// columns (sorted), values in [-1, 1].
+template <class V>
+SmallMatrix<V> matrix_with_row_lengths(const std::vector<std::int64_t>& lengths, std::int64_t cols,
+                                       std::mt19937_64& rng) {
+  SmallMatrix<V> m;
+  m.rows = static_cast<std::int64_t>(lengths.size());
+  m.cols = cols;
+  std::uniform_real_distribution<double> val(-1.0, 1.0);
+  std::vector<std::int64_t> cand(static_cast<std::size_t>(cols));
+  for (std::int64_t j = 0; j < cols; ++j) cand[j] = j;
+  for (std::int64_t i = 0; i < m.rows; ++i) {
+    const std::int64_t k = std::min(lengths[static_cast<std::size_t>(i)], cols);
+    for (std::int64_t t = 0; t < k; ++t)
+      std::swap(cand[t], cand[std::uniform_int_distribution<std::int64_t>(t, cols - 1)(rng)]);
+    std::vector<std::int64_t> picked(cand.begin(), cand.begin() + k);
+    std::sort(picked.begin(), picked.end());
+    for (auto c : picked) {
+      m.r.push_back(i);
+      m.c.push_back(c);
+      m.v.push_back(static_cast<V>(val(rng)));
+    }
+  }
+  return m;
+}
+
+// Matrices at the edges of csr_tiled's tiles (tiles of 4 * G entries and at most G rows, G = 32
+// .. 1024 threads): empty matrices, 1 x 1, every row empty (fewer and more rows than a group),
+// rows of exactly a tile's length and one more or less for every group size, long rows between
+// short and empty ones, more one-entry rows than any group has threads, and `wide` matrices
+// (0..32 entries a row).
+template <class V>
+std::vector<SmallMatrix<V>> tile_edge_matrices(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<SmallMatrix<V>> out;
+  out.push_back(random_matrix<V>(0, 0, 1, 0.0, rng));
+  out.push_back(random_matrix<V>(0, 5, 1, 0.0, rng));
+  out.push_back(random_matrix<V>(7, 0, 1, 0.0, rng));
+  out.push_back(random_matrix<V>(1, 1, 1, 1.0, rng));
+  out.push_back(matrix_with_row_lengths<V>(std::vector<std::int64_t>(5, 0), 5, rng));
+  out.push_back(matrix_with_row_lengths<V>(std::vector<std::int64_t>(1100, 0), 10, rng));
+  std::vector<std::int64_t> edges;
+  for (std::int64_t tile : {128, 256, 512, 1024, 4096})
+    for (std::int64_t d : {-1, 0, 1}) edges.push_back(tile + d);
+  out.push_back(matrix_with_row_lengths<V>(edges, 4200, rng));
+  out.push_back(
+      matrix_with_row_lengths<V>({3, 0, 1500, 2, 0, 0, 600, 1, 130, 0, 0, 33, 32, 31}, 1600, rng));
+  out.push_back(matrix_with_row_lengths<V>({0, 0, 0, 0, 2000}, 2000, rng));
+  out.push_back(matrix_with_row_lengths<V>(std::vector<std::int64_t>(1100, 1), 3, rng));
+  // Row lengths that sum past a tile a few rows at a time, and many short rows in one tile.
+  out.push_back(matrix_with_row_lengths<V>(std::vector<std::int64_t>(300, 60), 64, rng));
+  out.push_back(matrix_with_row_lengths<V>(std::vector<std::int64_t>(700, 2), 9, rng));
+  for (std::int64_t n : {16, 40, 64, 200, 700}) out.push_back(random_matrix<V>(n, n, 32, 0.0, rng));
+  std::shuffle(out.begin(), out.end(), rng);
+  return out;
+}
+
 // count matrices with the pattern of one random rows x cols matrix and their own values.
 template <class V>
 std::vector<SmallMatrix<V>> random_shared(std::int64_t count, std::int64_t rows, std::int64_t cols,

@@ -1,5 +1,5 @@
 // Batched SpMV on the GPU (kernels/cuda/batched/): declarations, available only in builds with
-// HOLA_ENABLE_CUDA. Not yet run on a GPU (docs/batched.md).
+// HOLA_ENABLE_CUDA (docs/batched.md; csr_tiled not yet run on a GPU).
 #pragma once
 
 #include "hola/batched.hpp"
@@ -10,13 +10,13 @@ namespace hola::batched::gpu {
 // y_i = alpha A_i x_i + beta y_i for a batch whose arrays (and x, y) are in device memory, on
 // `stream` (a cudaStream_t; null: the legacy default stream). The batch must have passed
 // validate() (on a host copy of its index arrays) and the plan must come from choose_plan on
-// its features (a forced plan is checked: block_threads a multiple of 32 up to 1024,
-// group_threads a multiple of 32 dividing it, the kernel taking the format, the staged x at most
-// kStageBytesLimit per block; invalid_argument / unsupported otherwise). Launches only: no
-// allocation, copy or synchronisation. Launch failures throw status::cuda.
+// its features (a forced plan is checked by check_plan: invalid_argument / unsupported). Launches
+// only: no allocation, copy or synchronisation. Launch failures throw status::cuda.
+// skip: null, or count flags in device memory; matrix i is left out (its rows of y untouched)
+// where skip[i] != 0, read by the kernel (a batched solver's converged systems: no host copy).
 template <class V, class I>
 void apply(const BatchView<V, I>& batch, const Plan& plan, V alpha, const V* x, V beta, V* y,
-           void* stream);
+           void* stream, const int* skip = nullptr);
 #endif
 
 }  // namespace hola::batched::gpu
