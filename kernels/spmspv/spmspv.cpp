@@ -685,17 +685,18 @@ std::size_t Workspace<V, I>::bytes() const {
 }
 
 template <class V, class I, class O>
-std::string compare_with_reference(const Problem<V, I, O>& p, const Output<V, I>& y) {
-  const std::int64_t n = y.size;
+ReferenceResult<V, I, O>::ReferenceResult(const Problem<V, I, O>& p)
+    : semiring_(p.semiring), n_(p.op == Op::N ? p.A.rows : p.A.cols) {
+  const std::int64_t n = n_;
   Workspace<V, I> ws;
   // Reference: present entries and values.
   std::vector<I> ref_idx(static_cast<std::size_t>(n));
   std::vector<V> ref_val(static_cast<std::size_t>(n));
   Output<V, I> r = sparse_output(n, ref_idx.data(), ref_val.data());
   multiply(Algorithm::reference, p, r, ws);
+  nnz_ = r.nnz;
   // Magnitude bound for plus_times: the reference on |A| and |x|.
-  std::vector<double> bound(static_cast<std::size_t>(n), 0.0);
-  std::int64_t kmax = 0;
+  bound_.assign(static_cast<std::size_t>(n), 0.0);
   if (p.semiring == Semiring::plus_times) {
     std::vector<V> abs_a(p.A.values, p.A.values + p.A.nnz);
     for (auto& v : abs_a) v = std::abs(v);
@@ -712,48 +713,57 @@ std::string compare_with_reference(const Problem<V, I, O>& p, const Output<V, I>
     bo.size = n;
     bo.dense = b.data();
     multiply(Algorithm::reference, q, bo, ws);
-    for (std::int64_t i = 0; i < n; ++i) bound[i] = static_cast<double>(b[i]);
+    for (std::int64_t i = 0; i < n; ++i) bound_[i] = static_cast<double>(b[i]);
     std::vector<std::int64_t> col_count(static_cast<std::size_t>(p.A.cols), 0);
     for (std::int64_t rr = 0; rr < p.A.rows; ++rr) {
-      kmax = std::max<std::int64_t>(kmax, p.A.row_ptr[rr + 1] - p.A.row_ptr[rr]);
+      kmax_ = std::max<std::int64_t>(kmax_, p.A.row_ptr[rr + 1] - p.A.row_ptr[rr]);
       for (O k = p.A.row_ptr[rr]; k < p.A.row_ptr[rr + 1]; ++k)
-        kmax = std::max(kmax, ++col_count[static_cast<std::size_t>(p.A.col_idx[k])]);
+        kmax_ = std::max(kmax_, ++col_count[static_cast<std::size_t>(p.A.col_idx[k])]);
     }
   }
-  const double eps = std::numeric_limits<V>::epsilon();
+  present_.assign(static_cast<std::size_t>(n), 0);
+  dense_.resize(static_cast<std::size_t>(n));
+  dispatch_semiring(p.semiring, [&](auto ops) {
+    using S = decltype(ops);
+    std::fill(dense_.begin(), dense_.end(), S::template identity<V>());
+  });
+  for (std::int64_t q = 0; q < r.nnz; ++q) {
+    present_[static_cast<std::size_t>(ref_idx[q])] = 1;
+    dense_[static_cast<std::size_t>(ref_idx[q])] = ref_val[q];
+  }
+}
+
+template <class V, class I, class O>
+std::string ReferenceResult<V, I, O>::compare(const Output<V, I>& y) const {
+  const std::int64_t n = n_;
   std::ostringstream msg;
+  if (y.size != n) {
+    msg << "y has size " << y.size << ", the reference " << n << "\n";
+    return msg.str();
+  }
+  const double eps = std::numeric_limits<V>::epsilon();
   int reported = 0;
   auto differ = [&](std::int64_t i, V got, V want) {
-    if (p.semiring != Semiring::plus_times) {
+    if (semiring_ != Semiring::plus_times) {
       const bool same = got == want || (std::isnan(got) && std::isnan(want));
       return !same;
     }
     if (!std::isfinite(got)) return true;
-    const double tol = 2.0 * static_cast<double>(kmax + 2) * eps * bound[i];
+    const double tol = 2.0 * static_cast<double>(kmax_ + 2) * eps * bound_[i];
     return std::abs(static_cast<double>(got) - static_cast<double>(want)) > tol;
   };
   auto report = [&](const std::string& s) {
     if (reported++ < 5) msg << s << "\n";
   };
-  std::vector<std::uint8_t> ref_present(static_cast<std::size_t>(n), 0);
-  std::vector<V> ref_dense(static_cast<std::size_t>(n));
-  dispatch_semiring(p.semiring, [&](auto ops) {
-    using S = decltype(ops);
-    std::fill(ref_dense.begin(), ref_dense.end(), S::template identity<V>());
-  });
-  for (std::int64_t q = 0; q < r.nnz; ++q) {
-    ref_present[static_cast<std::size_t>(ref_idx[q])] = 1;
-    ref_dense[static_cast<std::size_t>(ref_idx[q])] = ref_val[q];
-  }
   if (y.format == OutputFormat::dense) {
     for (std::int64_t i = 0; i < n; ++i)
-      if (differ(i, y.dense[i], ref_dense[i]))
+      if (differ(i, y.dense[i], dense_[i]))
         report("y[" + std::to_string(i) + "] = " + std::to_string(y.dense[i]) + ", reference " +
-               std::to_string(ref_dense[i]));
+               std::to_string(dense_[i]));
     return msg.str();
   }
-  if (y.nnz != r.nnz)
-    report("y has " + std::to_string(y.nnz) + " entries, reference " + std::to_string(r.nnz));
+  if (y.nnz != nnz_)
+    report("y has " + std::to_string(y.nnz) + " entries, reference " + std::to_string(nnz_));
   std::vector<std::uint8_t> seen(static_cast<std::size_t>(n), 0);
   bool in_order = true;
   for (std::int64_t q = 0; q < y.nnz && q < y.capacity; ++q) {
@@ -764,15 +774,20 @@ std::string compare_with_reference(const Problem<V, I, O>& p, const Output<V, I>
     }
     if (q > 0 && i <= static_cast<std::int64_t>(y.indices[q - 1])) in_order = false;
     if (seen[i]++) report("y has index " + std::to_string(i) + " twice");
-    if (!ref_present[i])
+    if (!present_[i])
       report("y has index " + std::to_string(i) + ", reference does not");
-    else if (differ(i, y.values[q], ref_dense[i]))
+    else if (differ(i, y.values[q], dense_[i]))
       report("y[" + std::to_string(i) + "] = " + std::to_string(y.values[q]) + ", reference " +
-             std::to_string(ref_dense[i]));
+             std::to_string(dense_[i]));
   }
   if (y.sorted && !in_order) report("y claims to be sorted and is not");
   if (y.want_sorted && !in_order) report("sorted output asked for, y is not sorted");
   return msg.str();
+}
+
+template <class V, class I, class O>
+std::string compare_with_reference(const Problem<V, I, O>& p, const Output<V, I>& y) {
+  return ReferenceResult<V, I, O>(p).compare(y);
 }
 
 template <class V, class I, class O>
@@ -821,7 +836,8 @@ Algorithm select_algorithm(const VectorFeatures& f) {
   template void validate_problem(const Problem<V, I, O>&, const Output<V, I>&, Workspace<V, I>&); \
   template void multiply(Algorithm, const Problem<V, I, O>&, Output<V, I>&, Workspace<V, I>&);    \
   template VectorFeatures vector_features(const Problem<V, I, O>&);                               \
-  template std::string compare_with_reference(const Problem<V, I, O>&, const Output<V, I>&);
+  template std::string compare_with_reference(const Problem<V, I, O>&, const Output<V, I>&);      \
+  template class ReferenceResult<V, I, O>;
 HOLA_FOR_EACH_VALUE_INDEX_OFFSET(HOLA_SPMSPV_INSTANTIATE)
 #undef HOLA_SPMSPV_INSTANTIATE
 

@@ -12,16 +12,16 @@ namespace {
 
 thread_local std::string spmspv_last_error;
 
-using hola::spmspv::Algorithm;
-
 // Type-erased operator: one instance per (value, index, offset) type.
 struct AnySpmspv {
   virtual ~AnySpmspv() = default;
   virtual void setup(std::int64_t rows, std::int64_t cols, std::int64_t nnz, const void* row_ptr,
-                     const void* col_idx, const void* values, std::uint64_t version) = 0;
+                     const void* col_idx, const void* values, hola::Memory memory,
+                     std::uint64_t version, void* stream) = 0;
   virtual void apply(hola_op trans, hola_semiring semiring, const hola_sparse_vector& x,
-                     const hola_spmspv_mask* mask, hola_spmspv_output& y) = 0;
-  virtual Algorithm last() const = 0;
+                     const hola_spmspv_mask* mask, hola_spmspv_output& y, void* stream) = 0;
+  virtual const char* last() const = 0;
+  virtual void set_validate_vectors(bool on) = 0;
 };
 
 template <class V, class I, class O>
@@ -29,11 +29,13 @@ struct TypedSpmspv final : AnySpmspv {
   hola::SpmspvOperator<V, I, O> op;
   explicit TypedSpmspv(hola::SpmspvOptions o) : op(std::move(o)) {}
   void setup(std::int64_t rows, std::int64_t cols, std::int64_t nnz, const void* row_ptr,
-             const void* col_idx, const void* values, std::uint64_t version) override {
-    op.setup(hola::c_api::csr_view<V, I, O>(rows, cols, nnz, row_ptr, col_idx, values), version);
+             const void* col_idx, const void* values, hola::Memory memory, std::uint64_t version,
+             void* stream) override {
+    op.setup(hola::c_api::csr_view<V, I, O>(rows, cols, nnz, row_ptr, col_idx, values, memory),
+             version, stream);
   }
   void apply(hola_op trans, hola_semiring semiring, const hola_sparse_vector& x,
-             const hola_spmspv_mask* mask, hola_spmspv_output& y) override {
+             const hola_spmspv_mask* mask, hola_spmspv_output& y, void* stream) override {
     if (trans != HOLA_OP_N && trans != HOLA_OP_T)
       hola::fail(hola::status::invalid_argument, "hola_spmspv_apply: op must be N or T");
     hola::spmspv::SparseVectorView<V, I> xv;
@@ -43,6 +45,7 @@ struct TypedSpmspv final : AnySpmspv {
     xv.indices = static_cast<const I*>(x.indices);
     xv.values = static_cast<const V*>(x.values);
     xv.bits = x.bits;
+    xv.memory = op.memory();  // x, the mask and y live where the matrix does
     hola::spmspv::Mask m;
     if (mask) {
       m.values = mask->values;
@@ -59,11 +62,12 @@ struct TypedSpmspv final : AnySpmspv {
     out.capacity = y.capacity;
     out.want_sorted = y.want_sorted != 0;
     op.apply(trans == HOLA_OP_N ? hola::Op::N : hola::Op::T,
-             static_cast<hola::spmspv::Semiring>(semiring), xv, out, m);
+             static_cast<hola::spmspv::Semiring>(semiring), xv, out, m, stream);
     y.nnz = out.nnz;
     y.sorted = out.sorted ? 1 : 0;
   }
-  Algorithm last() const override { return op.last_algorithm(); }
+  const char* last() const override { return op.last_kernel(); }
+  void set_validate_vectors(bool on) override { op.set_validate_vectors(on); }
 };
 
 template <class F>
@@ -97,23 +101,46 @@ hola_status hola_spmspv_create(hola_spmspv* op, hola_value_type value_type,
 hola_status hola_spmspv_setup(hola_spmspv op, int64_t rows, int64_t cols, int64_t nnz,
                               const void* row_ptr, const void* col_idx, const void* values,
                               uint64_t structure_version) {
-  return guarded(
-      [&] { get(op)->setup(rows, cols, nnz, row_ptr, col_idx, values, structure_version); });
+  return hola_spmspv_setup_on_stream(op, rows, cols, nnz, row_ptr, col_idx, values,
+                                     HOLA_MEMORY_HOST, structure_version, nullptr);
+}
+
+hola_status hola_spmspv_setup_on_stream(hola_spmspv op, int64_t rows, int64_t cols, int64_t nnz,
+                                        const void* row_ptr, const void* col_idx,
+                                        const void* values, hola_memory memory,
+                                        uint64_t structure_version, void* stream) {
+  return guarded([&] {
+    if (memory != HOLA_MEMORY_HOST && memory != HOLA_MEMORY_DEVICE)
+      hola::fail(hola::status::invalid_argument, "hola_spmspv_setup: unknown memory kind");
+    get(op)->setup(rows, cols, nnz, row_ptr, col_idx, values,
+                   memory == HOLA_MEMORY_DEVICE ? hola::Memory::device : hola::Memory::host,
+                   structure_version, stream);
+  });
 }
 
 hola_status hola_spmspv_apply(hola_spmspv op, hola_op trans, hola_semiring semiring,
                               const hola_sparse_vector* x, const hola_spmspv_mask* mask,
                               hola_spmspv_output* y) {
+  return hola_spmspv_apply_on_stream(op, trans, semiring, x, mask, y, nullptr);
+}
+
+hola_status hola_spmspv_apply_on_stream(hola_spmspv op, hola_op trans, hola_semiring semiring,
+                                        const hola_sparse_vector* x, const hola_spmspv_mask* mask,
+                                        hola_spmspv_output* y, void* stream) {
   return guarded([&] {
     if (!x || !y) hola::fail(hola::status::invalid_argument, "hola_spmspv_apply: null x or y");
-    get(op)->apply(trans, semiring, *x, mask, *y);
+    get(op)->apply(trans, semiring, *x, mask, *y, stream);
   });
+}
+
+hola_status hola_spmspv_set_validate_vectors(hola_spmspv op, int on) {
+  return guarded([&] { get(op)->set_validate_vectors(on != 0); });
 }
 
 hola_status hola_spmspv_last_kernel(hola_spmspv op, const char** name) {
   return guarded([&] {
     if (!name) hola::fail(hola::status::invalid_argument, "hola_spmspv_last_kernel: null name");
-    *name = hola::spmspv::algorithm_name(get(op)->last());
+    *name = get(op)->last();
   });
 }
 

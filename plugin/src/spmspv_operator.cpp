@@ -1,31 +1,100 @@
-// SpmspvOperator (hola/spmspv_operator.hpp).
+// SpmspvOperator (hola/spmspv_operator.hpp): the host path over kernels/spmspv, the device path
+// over hola::spmspv::gpu::Spmspv with densify-and-SpMV through hola::Operator.
 #include "hola/spmspv_operator.hpp"
 
+#include <cmath>
+#include <cstring>
 #include <sstream>
+#include <utility>
 
 #include "hola/detail/instantiate.hpp"
 #include "hola/error.hpp"
+#include "hola/features.hpp"
+#include "hola/gpu_kernels.hpp"
+#include "hola/gpu_validate.hpp"
 #include "hola/validate.hpp"
 
 namespace hola {
 
 using spmspv::Algorithm;
 
+namespace {
+
+const spmspv::Candidate* find_candidate(const std::string& name) {
+  for (const auto& c : spmspv::candidates())
+    if (name == c.name) return &c;
+  return nullptr;
+}
+
+void check_kernel_name(const std::string& k) {
+  if (k == "auto" || find_candidate(k)) return;
+  std::string names = "auto";
+  for (const auto& c : spmspv::candidates()) names += std::string(", ") + c.name;
+  fail(status::invalid_argument, "spmspv: unknown kernel '" + k + "' (" + names + ")");
+}
+
+// The kernel option against the matrix's memory: a candidate of the other memory is refused.
+void check_kernel_memory(const std::string& k, Memory memory) {
+  const spmspv::Candidate* c = find_candidate(k);
+  if (c && c->memory != memory)
+    fail(status::unsupported, "SpmspvOperator: kernel '" + k + "' runs on " +
+                                  (c->memory == Memory::host ? "host" : "device") +
+                                  " memory, the matrix is in " +
+                                  (memory == Memory::host ? "host" : "device") + " memory");
+}
+
+}  // namespace
+
+#if defined(HOLA_ENABLE_CUDA)
+// The GPU path's state: the column view (unless symmetric or turned off), the SpMSpV engine and
+// its workspace, the dense SpMV of densify-and-SpMV, and what the selection reads per call.
+template <class V, class I, class O>
+struct SpmspvOperator<V, I, O>::Device {
+  spmspv::gpu::DeviceColumnView<V, I, O> columns;
+  bool built_columns = false;
+  spmspv::gpu::Spmspv<V, I, O> engine;
+  Operator<V, I, O> dense;
+  RowLengthStats rows_of_A, rows_of_At;  // At's: estimated (mean only) without a column view
+  double densify_ms[2] = {-1, -1};       // per op (N, T); -1: op cannot densify
+  // The last auto selection (last_reason formats it on demand: nothing is formatted per call).
+  bool last_auto = false;
+  spmspv::GpuCallFeatures last_features;
+  spmspv::GpuSelection last_selection;
+  explicit Device(const OperatorOptions& o) : dense(o) {}
+};
+#else
+template <class V, class I, class O>
+struct SpmspvOperator<V, I, O>::Device {};
+#endif
+
 template <class V, class I, class O>
 SpmspvOperator<V, I, O>::SpmspvOperator(SpmspvOptions options) : options_(std::move(options)) {
-  const auto& k = options_.kernel;
-  if (k != "auto" && k != "matrix_driven" && k != "vector_driven" && k != "reference")
-    fail(status::invalid_argument,
-         "spmspv: unknown kernel '" + k + "' (auto, matrix_driven, vector_driven or reference)");
+  check_kernel_name(options_.kernel);
+}
+template <class V, class I, class O>
+SpmspvOperator<V, I, O>::~SpmspvOperator() = default;
+template <class V, class I, class O>
+SpmspvOperator<V, I, O>::SpmspvOperator(SpmspvOperator&&) noexcept = default;
+template <class V, class I, class O>
+SpmspvOperator<V, I, O>& SpmspvOperator<V, I, O>::operator=(SpmspvOperator&&) noexcept = default;
+
+template <class V, class I, class O>
+void SpmspvOperator<V, I, O>::set_kernel(const std::string& kernel) {
+  check_kernel_name(kernel);
+  options_.kernel = kernel;
 }
 
 template <class V, class I, class O>
-void SpmspvOperator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure_version) {
-  if (A.memory != Memory::host)
-    fail(status::unsupported, "SpmspvOperator: host memory only (see hola/spmspv_gpu.hpp)");
-  const bool same = setup_done_ && A.row_ptr == A_.row_ptr && A.col_idx == A_.col_idx &&
-                    A.rows == A_.rows && A.cols == A_.cols && A.nnz == A_.nnz &&
-                    structure_version == version_;
+void SpmspvOperator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure_version,
+                                    void* stream) {
+  check_kernel_memory(options_.kernel, A.memory);
+  if (A.memory == Memory::device) {
+    setup_device(A, structure_version, stream);
+    return;
+  }
+  const bool same = setup_done_ && A.memory == A_.memory && A.row_ptr == A_.row_ptr &&
+                    A.col_idx == A_.col_idx && A.rows == A_.rows && A.cols == A_.cols &&
+                    A.nnz == A_.nnz && structure_version == version_;
   if (same) {
     A_ = A;  // values may live elsewhere now
     if (has_at_ && !options_.symmetric) {
@@ -37,6 +106,7 @@ void SpmspvOperator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t str
     return;
   }
   setup_done_ = false;
+  device_.reset();
   if (options_.validate) validate_csr(A);
   if (options_.symmetric && A.rows != A.cols)
     fail(status::invalid_argument, "SpmspvOperator: symmetric option with a non-square matrix");
@@ -58,8 +128,17 @@ void SpmspvOperator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t str
 template <class V, class I, class O>
 void SpmspvOperator<V, I, O>::apply(Op op, spmspv::Semiring semiring,
                                     const spmspv::SparseVectorView<V, I>& x,
-                                    spmspv::Output<V, I>& y, const spmspv::Mask& mask) {
+                                    spmspv::Output<V, I>& y, const spmspv::Mask& mask,
+                                    void* stream) {
   if (!setup_done_) fail(status::invalid_argument, "SpmspvOperator: apply before setup");
+  check_kernel_memory(options_.kernel, A_.memory);
+  if (A_.memory == Memory::device) {
+    apply_device(op, semiring, x, y, mask, stream);
+    return;
+  }
+  if (x.memory != Memory::host)
+    fail(status::invalid_argument,
+         "SpmspvOperator: x is marked as device memory, the matrix is in host memory");
   spmspv::Problem<V, I, O> p;
   p.op = op;
   p.semiring = semiring;
@@ -96,8 +175,259 @@ void SpmspvOperator<V, I, O>::apply(Op op, spmspv::Semiring semiring,
   }
   spmspv::multiply(alg, p, y, ws_);
   last_ = alg;
+  last_kernel_ = spmspv::algorithm_name(alg);
   reason_ = why.str();
 }
+
+template <class V, class I, class O>
+std::size_t SpmspvOperator<V, I, O>::column_view_bytes() const {
+#if defined(HOLA_ENABLE_CUDA)
+  if (device_) return device_->built_columns ? device_->columns.bytes() : 0;
+#endif
+  return columns_.bytes();
+}
+
+template <class V, class I, class O>
+std::size_t SpmspvOperator<V, I, O>::workspace_bytes() const {
+#if defined(HOLA_ENABLE_CUDA)
+  if (device_) return device_->engine.workspace_bytes() + device_->dense.workspace_bytes();
+#endif
+  return ws_.bytes();
+}
+
+template <class V, class I, class O>
+double SpmspvOperator<V, I, O>::densify_ms(Op op) const {
+#if defined(HOLA_ENABLE_CUDA)
+  if (device_ && setup_done_) return device_->densify_ms[op == Op::N ? 0 : 1];
+#endif
+  (void)op;
+  return -1;
+}
+
+template <class V, class I, class O>
+std::string SpmspvOperator<V, I, O>::last_reason() const {
+#if defined(HOLA_ENABLE_CUDA)
+  if (device_ && A_.memory == Memory::device) {
+    const Device& d = *device_;
+    if (!d.last_auto) return std::string("kernel option: ") + last_kernel_;
+    const auto& f = d.last_features;
+    const auto& s = d.last_selection;
+    std::ostringstream why;
+    why << "nnz_x " << f.nnz_x << ", n_in " << f.n_in << ", n_out " << f.n_out << ", nnz " << f.nnz
+        << ", longest row of " << (f.transpose ? "A" : "A^T") << " " << f.max_len << ", densify "
+        << f.densify_ms << " ms, " << (f.sparse_output ? "sparse" : "dense")
+        << " y, allowed fraction " << f.allowed_fraction << "; ";
+    if (s.from_tree) {
+      why << "predicted log2(time / densify):";
+      for (int k = 0; k < 4; ++k)
+        why << " " << spmspv::gpu::kernel_name(static_cast<spmspv::gpu::Kernel>(k)) << " "
+            << s.predicted[k];
+      why << "; margin " << s.margin << " -> " << last_kernel_;
+    } else {
+      why << "no tree trained: fallback order -> " << last_kernel_;
+    }
+    return why.str();
+  }
+#endif
+  return reason_;
+}
+
+#if defined(HOLA_ENABLE_CUDA)
+
+template <class V, class I, class O>
+void SpmspvOperator<V, I, O>::setup_device(const CsrView<V, I, O>& A,
+                                           std::uint64_t structure_version, void* stream) {
+  if (!gpu::gpu_available())
+    fail(status::no_device,
+         "SpmspvOperator: the matrix is in device memory but no usable CUDA "
+         "GPU was found");
+  const bool same = setup_done_ && device_ && A.memory == A_.memory && A.row_ptr == A_.row_ptr &&
+                    A.col_idx == A_.col_idx && A.rows == A_.rows && A.cols == A_.cols &&
+                    A.nnz == A_.nnz && structure_version == version_;
+  Device* d = device_.get();
+  if (same) {
+    // Values only: the column view's values gathered again, the engine and the dense SpMV
+    // pointed at the new ones, on `stream` without synchronisation.
+    A_ = A;
+    if (d->built_columns) d->columns.refresh_values(A, stream);
+    At_ = d->built_columns ? d->columns.view() : A;
+    d->engine.set_values(A.values, has_at_ ? At_.values : nullptr);
+    d->dense.setup(A, structure_version, stream);
+    return;
+  }
+  setup_done_ = false;
+  columns_ = {};
+  ws_ = {};
+  if (options_.validate) {
+    const std::string msg = gpu::check_csr_device(A, stream);
+    if (!msg.empty()) fail(status::invalid_csr, "SpmspvOperator: invalid CSR matrix: " + msg);
+  } else if (A.rows < 0 || A.cols < 0 || A.nnz < 0 || (A.rows > 0 && !A.row_ptr) ||
+             (A.nnz > 0 && (!A.col_idx || !A.values))) {
+    fail(status::invalid_csr, "SpmspvOperator: bad matrix sizes or null arrays");
+  }
+  if (options_.symmetric && A.rows != A.cols)
+    fail(status::invalid_argument, "SpmspvOperator: symmetric option with a non-square matrix");
+  // A fresh state; the old one (if any) stays in place until this one is complete.
+  OperatorOptions dense_options = options_.dense;
+  if (options_.validate) dense_options.validate = false;  // checked just above
+  auto fresh = std::make_unique<Device>(dense_options);
+  Device& n = *fresh;
+  CsrView<V, I, O> At{};
+  bool has_at = false;
+  if (options_.symmetric) {
+    At = A;
+    has_at = true;
+  } else if (options_.column_view) {
+    n.columns.build(A, stream);
+    n.built_columns = true;
+    At = n.columns.view();
+    has_at = true;
+  }
+  n.engine.setup(A, has_at ? &At : nullptr, stream);
+  n.dense.setup(A, structure_version, stream);
+  Operator<V, I, O>* dense = &n.dense;
+  const std::int64_t rows = A.rows, cols = A.cols;
+  n.engine.set_dense_spmv([dense, rows, cols](Op op, const V* x, V* y, void* s) {
+    const std::int64_t nx = op == Op::N ? cols : rows, ny = op == Op::N ? rows : cols;
+    dense->apply(op, V(1), ConstVec<V>{x, nx}, V(0), Vec<V>{y, ny}, s);
+  });
+  // Row-length statistics (the selection's structure features), once per structure.
+  n.rows_of_A = gpu::device_row_length_stats(A.row_ptr, A.rows, A.cols, A.nnz, stream);
+  if (options_.symmetric) {
+    n.rows_of_At = n.rows_of_A;
+  } else if (has_at) {
+    n.rows_of_At = gpu::device_row_length_stats(At.row_ptr, At.rows, At.cols, At.nnz, stream);
+  } else {
+    // No column view: only the matrix-driven kernels and densify run op N, whose trees then see
+    // A's columns as if of equal length.
+    n.rows_of_At = RowLengthStats{};
+    n.rows_of_At.rows = A.cols;
+    n.rows_of_At.nnz = A.nnz;
+    n.rows_of_At.max_row =
+        A.cols > 0 ? static_cast<std::int64_t>(std::ceil(static_cast<double>(A.nnz) / A.cols)) : 0;
+  }
+  // Densify-and-SpMV per op: timed (or given), and run once either way so that the dense
+  // SpMV's setup for op T (hola::Operator defers it to the first product) happens here, not in
+  // an apply. An op the dense SpMV cannot do is left to the sparse kernels.
+  const double given[2] = {options_.densify_ms_n, options_.densify_ms_t};
+  for (int o = 0; o < 2; ++o) {
+    const Op op = o == 0 ? Op::N : Op::T;
+    try {
+      const double t = n.engine.time_empty_ms(spmspv::gpu::Kernel::densify, op,
+                                              given[o] >= 0 ? 1 : 2, given[o] >= 0 ? 1 : 5, stream);
+      n.densify_ms[o] = given[o] >= 0 ? given[o] : t;
+    } catch (const error& e) {
+      if (e.code() != status::unsupported) throw;
+      n.densify_ms[o] = -1;
+    }
+  }
+  device_ = std::move(fresh);
+  A_ = A;
+  At_ = At;
+  has_at_ = has_at;
+  version_ = structure_version;
+  last_kernel_ = "";
+  setup_done_ = true;
+}
+
+template <class V, class I, class O>
+void SpmspvOperator<V, I, O>::apply_device(Op op, spmspv::Semiring semiring,
+                                           const spmspv::SparseVectorView<V, I>& x,
+                                           spmspv::Output<V, I>& y, const spmspv::Mask& mask,
+                                           void* stream) {
+  namespace sg = spmspv::gpu;
+  Device& d = *device_;
+  if (op != Op::N && op != Op::T)
+    fail(status::invalid_argument, "SpmspvOperator: op must be N or T");
+  if (x.memory != Memory::device)
+    fail(status::invalid_argument,
+         "SpmspvOperator: x is marked as host memory, the matrix is in device memory");
+  if (options_.validate_vectors) {
+    auto check = [](const void* p, const char* what) {
+      if (!sg::device_accessible(p))
+        fail(status::invalid_argument,
+             std::string("SpmspvOperator: ") + what + " is not device memory (the matrix is)");
+    };
+    // The arrays this call reads or writes (the others may hold anything).
+    if (x.format == spmspv::VectorFormat::bitmap)
+      check(x.bits, "x's bitmap");
+    else
+      check(x.indices, "x's indices");
+    check(x.values, "x's values");
+    check(mask.values, "the mask");
+    if (y.format == spmspv::OutputFormat::dense) {
+      check(y.dense, "y");
+    } else {
+      check(y.indices, "y's indices");
+      check(y.values, "y's values");
+    }
+  }
+  // What can run this call: a kernel needing the column view only with one, densify only over
+  // plus_times and when the dense SpMV does this op.
+  bool available[5];
+  available[static_cast<int>(sg::Kernel::matrix_direct)] = op == Op::N || has_at_;
+  available[static_cast<int>(sg::Kernel::matrix_balanced)] = op == Op::N || has_at_;
+  available[static_cast<int>(sg::Kernel::vector_direct)] = op == Op::T || has_at_;
+  available[static_cast<int>(sg::Kernel::vector_balanced)] = op == Op::T || has_at_;
+  available[static_cast<int>(sg::Kernel::densify)] =
+      semiring == spmspv::Semiring::plus_times && d.densify_ms[op == Op::N ? 0 : 1] >= 0;
+  sg::Kernel kernel = sg::Kernel::densify;
+  const auto& k = options_.kernel;
+  const bool automatic = k == "auto";
+  if (!automatic) {
+    int found = -1;
+    for (int i = 0; i < 5; ++i)
+      if (k == sg::kernel_name(static_cast<sg::Kernel>(i))) found = i;
+    kernel = static_cast<sg::Kernel>(found);
+    if (!available[found]) {
+      if (kernel == sg::Kernel::densify)
+        fail(status::unsupported,
+             std::string("SpmspvOperator: densify computes over plus_times with a dense SpMV "
+                         "that does op ") +
+                 op_name(op) + "; not with " + spmspv::semiring_name(semiring));
+      fail(status::unsupported, "SpmspvOperator: " + k + " with op " + op_name(op) +
+                                    " needs the column view (SpmspvOptions::column_view)");
+    }
+  } else {
+    spmspv::GpuCallFeatures& f = d.last_features;
+    const RowLengthStats& m = op == Op::N ? d.rows_of_At : d.rows_of_A;
+    f.nnz_x = x.nnz;
+    f.nnz = A_.nnz;
+    f.n_in = op == Op::N ? A_.cols : A_.rows;
+    f.n_out = op == Op::N ? A_.rows : A_.cols;
+    f.max_len = m.max_row;
+    f.std_len = m.std_row;
+    f.densify_ms = d.densify_ms[op == Op::N ? 0 : 1] >= 0 ? d.densify_ms[op == Op::N ? 0 : 1] : 0;
+    f.transpose = op == Op::T;
+    f.sparse_output = y.format == spmspv::OutputFormat::sparse;
+    f.allowed_fraction = mask.values && mask.allowed >= 0 && f.n_out > 0
+                             ? static_cast<double>(mask.allowed) / static_cast<double>(f.n_out)
+                             : 1.0;
+    f.single_precision = sizeof(V) == 4;
+    d.last_selection = spmspv::select_gpu_kernel(f, available);
+    kernel = d.last_selection.kernel;
+  }
+  d.engine.apply(kernel, op, semiring, x, mask, y, stream, options_.validate_vectors);
+  d.last_auto = automatic;
+  last_kernel_ = sg::kernel_name(kernel);
+}
+
+#else
+
+template <class V, class I, class O>
+void SpmspvOperator<V, I, O>::setup_device(const CsrView<V, I, O>&, std::uint64_t, void*) {
+  fail(status::no_device,
+       "SpmspvOperator: the matrix is in device memory and this build of Hola has no CUDA support");
+}
+
+template <class V, class I, class O>
+void SpmspvOperator<V, I, O>::apply_device(Op, spmspv::Semiring,
+                                           const spmspv::SparseVectorView<V, I>&,
+                                           spmspv::Output<V, I>&, const spmspv::Mask&, void*) {
+  fail(status::no_device, "SpmspvOperator: this build of Hola has no CUDA support");
+}
+
+#endif
 
 #define HOLA_SPMSPV_OPERATOR(V, I, O) template class SpmspvOperator<V, I, O>;
 HOLA_FOR_EACH_VALUE_INDEX_OFFSET(HOLA_SPMSPV_OPERATOR)

@@ -1,13 +1,17 @@
 // hola-spmspv-bench (issue 17, docs/spmspv.md): y = op(A) x with a sparse x over plus_times,
-// swept over x densities 1e-6..1 on every matrix. Candidates, each timed with CUDA events
-// (warm-up, then the median of the repetitions) and each checked once per case against the
-// CPU reference: the four GPU SpMSpV kernels (hola::spmspv::gpu::Spmspv, dense y), and
-// densify-and-SpMV (x scattered into a zero-filled dense vector, then cuSPARSE's preprocessed
-// SpMV or hola's Operator "auto"; the scatter is inside the timing). The selection rule of
-// today (hola::spmspv::select_algorithm on the vector's features) gives the pick; the JSON
-// records per case the features, every time, the best, the pick's ratio to the best and to
-// densify-and-SpMV. That JSON is the input of bench/selector/train_spmspv.py and
-// bench/plot_spmspv.py. Timed loops: no allocation, no host<->device copy, one event
+// swept over x densities 1e-6..1 on every matrix, with a dense and a sparse y. Per case, each
+// candidate of hola::SpmspvOperator on device memory is timed through the operator with that
+// kernel forced (the four GPU SpMSpV kernels and densify-and-SpMV: x scattered into a dense
+// vector, one SpMV with hola::Operator "auto", a sparse y compacted), then the operator's own
+// selection ("auto") next to them, and, for a dense y, the outside baseline densify-and-SpMV
+// with cuSPARSE (the bench's own scatter + hola's preprocessed cuSPARSE kernel). CUDA events
+// around each call (warm-up, then the median of the repetitions); every candidate's result
+// (auto's too) is checked once per case against the CPU reference (computed once per case, on
+// a host thread while the GPU runs). The JSON records per case the features, every time, the
+// best, auto's pick and its ratios to the best and to densify-and-SpMV, and the old rule's pick
+// (hola::spmspv::select_algorithm, 2f6d850); per matrix the structure statistics and the
+// operator's setup timing of densify-and-SpMV. It is the input of bench/selector/train_spmspv.py
+// and bench/plot_spmspv.py. Timed loops: no allocation, no host<->device copy, one event
 // synchronization per repetition (to read its time); x is uploaded before each case's loops.
 #include <cuda_runtime_api.h>
 #include <CLI/CLI.hpp>
@@ -35,6 +39,7 @@
 
 #include "../run_info.hpp"
 #include "densify.hpp"
+#include "generated_set.hpp"
 #include "hola/error.hpp"
 #include "hola/generators.hpp"
 #include "hola/matrix_market.hpp"
@@ -42,6 +47,7 @@
 #include "hola/registry.hpp"
 #include "hola/spmspv.hpp"
 #include "hola/spmspv_gpu.hpp"
+#include "hola/spmspv_operator.hpp"
 
 namespace {
 
@@ -68,26 +74,30 @@ struct DeviceArray {
   void upload(const T* src, std::size_t n) {
     if (n) BENCH_CUDA(cudaMemcpy(ptr, src, n * sizeof(T), cudaMemcpyHostToDevice));
   }
+  void download(T* dst, std::size_t n) const {
+    if (n) BENCH_CUDA(cudaMemcpy(dst, ptr, n * sizeof(T), cudaMemcpyDeviceToHost));
+  }
 };
 
-// Candidate names, in JSON order. The first four are hola::spmspv::gpu::Kernel values.
-const std::vector<std::string> kSpmspvKernels = {"matrix_direct", "matrix_balanced",
-                                                 "vector_direct", "vector_balanced"};
-const std::vector<std::string> kDensifyKernels = {"densify_cusparse", "densify_hola_auto"};
+// The operator's candidates (hola::spmspv::candidates(), device memory), the outside baseline,
+// and the operator's own selection.
+const std::vector<std::string> kOperatorKernels = {"matrix_direct", "matrix_balanced",
+                                                   "vector_direct", "vector_balanced", "densify"};
+const std::string kCusparse = "densify_cusparse";
+const std::string kAuto = "auto";
 
 struct Settings {
   int warmup = 3;
   int reps = 15;
+  double time_cap_ms = 2.0;
   double min_density = 1e-6;
   int points_per_decade = 2;
   std::vector<Op> ops;
-  std::vector<std::string> candidates;  // subset of kSpmspvKernels + kDensifyKernels
+  std::vector<sp::OutputFormat> outputs;
+  std::vector<double> mask_allowed;  // mask cases: allowed fractions (empty: no mask cases)
+  std::vector<std::string> candidates;
+  bool with_auto = true;
   std::uint64_t seed = 1;
-};
-
-struct NamedMatrix {
-  std::string name;
-  Csr64 m;
 };
 
 // Densities min_density .. 1 in steps of 10^(1 / points_per_decade), 1 included.
@@ -132,7 +142,13 @@ std::string gpu_name() {
   return std::string(p.name) + " (" + std::to_string(p.multiProcessorCount) + " SMs)";
 }
 
-// The GPU kernel the selection rule of today stands for: select_algorithm chooses between the
+// Masked cases run at these densities only (1e-3, 1e-1, 1): a mask multiplies the sweep.
+bool masked_density(double d) {
+  const double l = std::log10(d);
+  return std::abs(l + 3) < 1e-9 || std::abs(l + 1) < 1e-9 || std::abs(l) < 1e-9;
+}
+
+// The GPU kernel the 2f6d850 rule stands for: select_algorithm chooses between the
 // matrix-driven and vector-driven families; on the GPU each family's load-balanced kernel
 // (safe on skewed rows) is taken.
 std::string rule_pick(const sp::VectorFeatures& f) {
@@ -140,267 +156,401 @@ std::string rule_pick(const sp::VectorFeatures& f) {
                                                                  : "matrix_balanced";
 }
 
-// One matrix in one precision: host copy and column view (for features and the reference),
-// device copies of A and A^T, the GPU SpMSpV object, cuSPARSE and hola "auto" for the dense
-// SpMV, and the vectors. Then every (op, density) case.
+json stats_json(const hola::RowLengthStats& s) {
+  return {{"rows", s.rows},   {"nnz", s.nnz},   {"min", s.min_row},     {"max", s.max_row},
+          {"std", s.std_row}, {"gini", s.gini}, {"empty", s.empty_rows}};
+}
+
+const char* output_name(sp::OutputFormat f) {
+  return f == sp::OutputFormat::dense ? "dense" : "sparse";
+}
+
+// Running totals of the summary (per output form and over all cases).
+struct Tally {
+  int cases = 0, at_95 = 0, slower = 0, slower_noise = 0, slower_best_densify = 0;
+  double log_sum = 0, worst = 1;
+  void add(double ratio, bool slower_than_densify, bool beyond_noise, bool slower_than_best) {
+    ++cases;
+    log_sum += std::log(ratio);
+    worst = std::min(worst, ratio);
+    at_95 += ratio >= 0.95;
+    slower += slower_than_densify;
+    slower_noise += beyond_noise;
+    slower_best_densify += slower_than_best;
+  }
+  json to_json() const {
+    return {{"cases", cases},
+            {"ratio_geomean", cases ? std::exp(log_sum / cases) : 0.0},
+            {"ratio_min", worst},
+            {"at_least_0_95", at_95},
+            {"slower_than_densify", slower},
+            {"slower_than_densify_beyond_2_percent", slower_noise},
+            {"slower_than_best_densify", slower_best_densify}};
+  }
+  std::string line(const std::string& what) const {
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "summary %s: %d cases; time(best) / time(it) geomean %.3f, min %.3f, >= 0.95 in "
+                  "%d; slower than densify-and-SpMV in %d (%d by > 2 %%); slower than the best "
+                  "densify-and-SpMV measured (cuSPARSE's included) in %d",
+                  what.c_str(), cases, cases ? std::exp(log_sum / cases) : 0.0, worst, at_95,
+                  slower, slower_noise, slower_best_densify);
+    return buf;
+  }
+};
+
+struct Totals {
+  std::map<std::string, Tally> tallies;  // "auto", "auto pick", "rule", each also per output
+  int failures = 0;
+  std::size_t case_no = 0, case_total = 0;
+};
+
+// One matrix in one precision: host copy and column view (features and reference), A on the
+// device, the operator (which builds A^T on the device), cuSPARSE for the baseline, and the
+// vectors. Then every (op, density, mask, output form) case.
 template <class V>
-void run_matrix(const NamedMatrix& nm, const std::string& precision, const Settings& s,
-                cudaStream_t stream, json& cases, json& matrices, int& failures,
-                std::size_t& case_no, std::size_t case_total) {
+void run_matrix(const std::string& name, const Csr64& m64, const std::string& precision,
+                const Settings& s, cudaStream_t stream, json& cases, json& matrices,
+                Totals& totals) {
   using I = std::int32_t;
   using O = std::int32_t;
-  const auto h = nm.m.convert<V, I, O>();  // throws when the matrix does not fit 32-bit indices
+  const auto h = m64.convert<V, I, O>();  // throws when the matrix does not fit 32-bit indices
   const auto A_host = h.view();
   sp::ColumnView<V, I, O> columns;
   columns.build(A_host);
   const auto At_host = columns.transposed_view();
   const std::size_t nnz = static_cast<std::size_t>(h.nnz());
+  const auto structure = hola::bench::structure_summary(m64);
 
-  DeviceArray<O> rp(h.row_ptr.size()), crp(columns.col_ptr.size());
-  DeviceArray<I> ci(nnz), cri(nnz);
-  DeviceArray<V> va(nnz), cva(nnz);
+  DeviceArray<O> rp(h.row_ptr.size());
+  DeviceArray<I> ci(nnz);
+  DeviceArray<V> va(nnz);
   rp.upload(h.row_ptr.data(), h.row_ptr.size());
   ci.upload(h.col_idx.data(), nnz);
   va.upload(h.values.data(), nnz);
-  crp.upload(columns.col_ptr.data(), columns.col_ptr.size());
-  cri.upload(columns.row_idx.data(), nnz);
-  cva.upload(columns.values.data(), nnz);
   auto A_dev = hola::csr_view<V, I, O>(h.rows, h.cols, h.nnz(), rp.ptr, ci.ptr, va.ptr,
                                        hola::Memory::device);
-  auto At_dev = hola::csr_view<V, I, O>(h.cols, h.rows, h.nnz(), crp.ptr, cri.ptr, cva.ptr,
-                                        hola::Memory::device);
   BENCH_CUDA(cudaDeviceSynchronize());
 
-  sp::gpu::Spmspv<V, I, O> gpu;
-  gpu.setup(A_dev, &At_dev);
+  hola::SpmspvOptions options;
+  options.validate_vectors = false;  // timed like the kernels: the caller vouches for x
+  hola::SpmspvOperator<V, I, O> op(options);
+  const auto t_setup = std::chrono::steady_clock::now();
+  op.setup(A_dev, 0, stream);
+  const double setup_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_setup).count();
   auto cusparse = hola::KernelRegistry::create<V, I, O>("cusparse", hola::KernelOptions{});
   cusparse->setup(A_dev, stream);
-  hola::OperatorOptions auto_options;
-  auto_options.kernel = "auto";
-  hola::Operator<V, I, O> auto_op(auto_options);
-  auto_op.setup(A_dev, 0, stream);
 
   const std::int64_t n_max = std::max(h.rows, h.cols);
-  DeviceArray<I> x_idx(static_cast<std::size_t>(n_max));
+  DeviceArray<I> x_idx(static_cast<std::size_t>(n_max)), y_idx(static_cast<std::size_t>(n_max));
   DeviceArray<V> x_val(static_cast<std::size_t>(n_max)), x_dense(static_cast<std::size_t>(n_max)),
       y(static_cast<std::size_t>(n_max));
+  DeviceArray<std::uint8_t> d_mask(static_cast<std::size_t>(n_max));
   cudaEvent_t e0, e1;
   BENCH_CUDA(cudaEventCreate(&e0));
   BENCH_CUDA(cudaEventCreate(&e1));
 
-  matrices.push_back({{"name", nm.name},
-                      {"precision", precision},
-                      {"rows", h.rows},
-                      {"cols", h.cols},
-                      {"nnz", h.nnz()},
-                      {"column_view_bytes", columns.bytes()},
-                      {"gpu_workspace_bytes", gpu.workspace_bytes()},
-                      {"auto_kernel_N", auto_op.kernel_name(Op::N)},
-                      {"auto_kernel_T", auto_op.kernel_name(Op::T)}});
+  matrices.push_back(
+      {{"name", name},
+       {"precision", precision},
+       {"rows", h.rows},
+       {"cols", h.cols},
+       {"nnz", h.nnz()},
+       {"structure",
+        {{"rows_of_A", stats_json(structure.rows_of_A)},
+         {"rows_of_At", stats_json(structure.rows_of_At)}}},
+       {"densify_setup_ms", {{"N", op.densify_ms(Op::N)}, {"T", op.densify_ms(Op::T)}}},
+       {"operator_setup_s", setup_s},
+       {"column_view_bytes", op.column_view_bytes()},
+       {"gpu_workspace_bytes", op.workspace_bytes()}});
 
   std::mt19937_64 rng(s.seed);
   std::vector<std::int64_t> perm;
   std::vector<I> xi;
   std::vector<V> xv;
-  for (Op op : s.ops) {
-    const std::int64_t n_in = op == Op::N ? h.cols : h.rows;
-    const std::int64_t n_out = op == Op::N ? h.rows : h.cols;
-    for (double density : densities(s)) {
-      ++case_no;
-      if (n_in == 0) continue;
-      const std::int64_t nnz_x =
-          std::clamp<std::int64_t>(std::llround(density * static_cast<double>(n_in)), 1, n_in);
-      draw_indices(n_in, nnz_x, rng, perm, xi);
-      std::uniform_real_distribution<double> u(0.5, 1.5);
-      xv.resize(xi.size());
-      for (auto& v : xv) v = static_cast<V>((rng() & 1 ? 1 : -1) * u(rng));
-      x_idx.upload(xi.data(), xi.size());
-      x_val.upload(xv.data(), xv.size());
-      BENCH_CUDA(cudaDeviceSynchronize());
-
-      sp::Problem<V, I, O> p;  // host copy of the problem: features and reference
-      p.op = op;
-      p.semiring = sp::Semiring::plus_times;
-      p.A = A_host;
-      p.At = &At_host;
-      p.x.size = n_in;
-      p.x.nnz = nnz_x;
-      p.x.format = sp::VectorFormat::sorted;
-      p.x.indices = xi.data();
-      p.x.values = xv.data();
-      const sp::VectorFeatures f = sp::vector_features(p);
-      const std::string pick = rule_pick(f);
-
-      sp::SparseVectorView<V, I> xd;
-      xd.size = n_in;
-      xd.nnz = nnz_x;
-      xd.format = sp::VectorFormat::sorted;
-      xd.indices = x_idx.ptr;
-      xd.values = x_val.ptr;
-      xd.memory = hola::Memory::device;
-      sp::Output<V, I> yd;
-      yd.format = sp::OutputFormat::dense;
-      yd.size = n_out;
-      yd.dense = y.ptr;
-
-      std::map<std::string, std::function<void()>> run;
-      const std::pair<std::string, sp::gpu::Kernel> kernels[] = {
-          {"matrix_direct", sp::gpu::Kernel::matrix_direct},
-          {"matrix_balanced", sp::gpu::Kernel::matrix_balanced},
-          {"vector_direct", sp::gpu::Kernel::vector_direct},
-          {"vector_balanced", sp::gpu::Kernel::vector_balanced}};
-      for (const auto& [name, k] : kernels)
-        run[name] = [&, k = k] {
-          gpu.apply(k, op, sp::Semiring::plus_times, xd, sp::Mask{}, yd, stream, false);
-        };
-      run["densify_cusparse"] = [&] {
-        hola::bench::densify(n_in, nnz_x, x_idx.ptr, x_val.ptr, x_dense.ptr, stream);
-        cusparse->apply(op, V(1), x_dense.ptr, V(0), nullptr, y.ptr, stream);
-      };
-      run["densify_hola_auto"] = [&] {
-        hola::bench::densify(n_in, nnz_x, x_idx.ptr, x_val.ptr, x_dense.ptr, stream);
-        auto_op.apply(op, V(1), hola::ConstVec<V>{x_dense.ptr, n_in}, V(0),
-                      hola::Vec<V>{y.ptr, n_out}, stream);
-      };
-
-      json times = json::object(), checks = json::object();
-      std::vector<float> t(static_cast<std::size_t>(s.reps));
-      struct PendingCheck {
-        std::string name;
-        double ms;
-        std::future<std::string> diff;
-      };
-      std::vector<PendingCheck> pending;
-      for (const std::string& name : s.candidates) {
-        if (name == "densify_cusparse" && !cusparse->supports(op)) {
-          checks[name] = "op not supported";
-          continue;
+  std::vector<std::uint8_t> mask_host;
+  std::vector<double> mask_cases = {-1.0};  // -1: no mask
+  mask_cases.insert(mask_cases.end(), s.mask_allowed.begin(), s.mask_allowed.end());
+  for (Op o : s.ops) {
+    const std::int64_t n_in = o == Op::N ? h.cols : h.rows;
+    const std::int64_t n_out = o == Op::N ? h.rows : h.cols;
+    for (double density : densities(s))
+      for (double allowed : mask_cases) {
+        if (allowed >= 0 && !masked_density(density)) continue;
+        ++totals.case_no;
+        if (n_in == 0) continue;
+        const std::int64_t nnz_x =
+            std::clamp<std::int64_t>(std::llround(density * static_cast<double>(n_in)), 1, n_in);
+        draw_indices(n_in, nnz_x, rng, perm, xi);
+        std::uniform_real_distribution<double> u(0.5, 1.5);
+        xv.resize(xi.size());
+        for (auto& v : xv) v = static_cast<V>((rng() & 1 ? 1 : -1) * u(rng));
+        x_idx.upload(xi.data(), xi.size());
+        x_val.upload(xv.data(), xv.size());
+        sp::Mask mask_h, mask_d;
+        if (allowed >= 0) {
+          std::bernoulli_distribution keep(allowed);
+          mask_host.resize(static_cast<std::size_t>(n_out));
+          std::int64_t count = 0;
+          for (auto& b : mask_host) count += (b = keep(rng) ? 1 : 0);
+          d_mask.upload(mask_host.data(), mask_host.size());
+          mask_h.values = mask_host.data();
+          mask_d.values = d_mask.ptr;
+          mask_h.size = mask_d.size = n_out;
+          mask_h.allowed = mask_d.allowed = count;
         }
-        auto& fn = run.at(name);
-        try {
-          for (int w = 0; w < s.warmup; ++w) fn();
-          for (int r = 0; r < s.reps; ++r) {
-            BENCH_CUDA(cudaEventRecord(e0, stream));
-            fn();
-            BENCH_CUDA(cudaEventRecord(e1, stream));
-            BENCH_CUDA(cudaEventSynchronize(e1));
-            BENCH_CUDA(cudaEventElapsedTime(&t[r], e0, e1));
+        BENCH_CUDA(cudaDeviceSynchronize());
+
+        // Host copy of the problem (features, reference). Its arrays stay alive until every
+        // check of this case has finished (the futures are drained below).
+        auto p = std::make_shared<sp::Problem<V, I, O>>();
+        p->op = o;
+        p->semiring = sp::Semiring::plus_times;
+        p->A = A_host;
+        p->At = &At_host;
+        p->x.size = n_in;
+        p->x.nnz = nnz_x;
+        p->x.format = sp::VectorFormat::sorted;
+        auto xi_copy = std::make_shared<std::vector<I>>(xi);
+        auto xv_copy = std::make_shared<std::vector<V>>(xv);
+        auto mask_copy = std::make_shared<std::vector<std::uint8_t>>(mask_host);
+        p->x.indices = xi_copy->data();
+        p->x.values = xv_copy->data();
+        p->mask = mask_h;
+        if (mask_h.values) p->mask.values = mask_copy->data();
+        const sp::VectorFeatures f = sp::vector_features(*p);
+        const std::string rule = rule_pick(f);
+        std::shared_future<std::shared_ptr<sp::ReferenceResult<V, I, O>>> reference =
+            std::async(std::launch::async, [p, xi_copy, xv_copy, mask_copy] {
+              return std::make_shared<sp::ReferenceResult<V, I, O>>(*p);
+            }).share();
+
+        sp::SparseVectorView<V, I> xd;
+        xd.size = n_in;
+        xd.nnz = nnz_x;
+        xd.format = sp::VectorFormat::sorted;
+        xd.indices = x_idx.ptr;
+        xd.values = x_val.ptr;
+        xd.memory = hola::Memory::device;
+
+        for (sp::OutputFormat form : s.outputs) {
+          sp::Output<V, I> yd;
+          yd.format = form;
+          yd.size = n_out;
+          if (form == sp::OutputFormat::dense) {
+            yd.dense = y.ptr;
+          } else {
+            yd.values = y.ptr;
+            yd.indices = y_idx.ptr;
+            yd.capacity = n_out;
+            yd.want_sorted = true;
           }
-          // Verification (outside the timing): y poisoned (NaN), one more call, y copied to the
-          // host and compared with the reference on a host thread while the next candidate runs.
-          BENCH_CUDA(
-              cudaMemsetAsync(y.ptr, 0xff, static_cast<std::size_t>(n_out) * sizeof(V), stream));
-          fn();
-          BENCH_CUDA(cudaStreamSynchronize(stream));
-          auto y_host = std::make_shared<std::vector<V>>(static_cast<std::size_t>(n_out));
-          BENCH_CUDA(cudaMemcpy(y_host->data(), y.ptr, static_cast<std::size_t>(n_out) * sizeof(V),
-                                cudaMemcpyDeviceToHost));
-          pending.push_back({name, median(t), std::async(std::launch::async, [&p, y_host, n_out] {
-                               sp::Output<V, I> yh;
-                               yh.format = sp::OutputFormat::dense;
-                               yh.size = n_out;
-                               yh.dense = y_host->data();
-                               return sp::compare_with_reference(p, yh);
-                             })});
-        } catch (const std::exception& e) {
-          checks[name] = std::string("error: ") + e.what();
-          ++failures;
-          cudaGetLastError();  // clear a launch error so that the next candidate runs
-        }
-      }
-      for (auto& c : pending) {  // a candidate's time counts only when its result is right
-        const std::string diff = c.diff.get();
-        checks[c.name] = diff.empty() ? "ok" : diff.substr(0, 300);
-        if (diff.empty())
-          times[c.name] = c.ms;
-        else
-          ++failures;
-      }
+          std::vector<std::string> names = s.candidates;
+          if (form == sp::OutputFormat::sparse || allowed >= 0)  // baseline: dense y, no mask
+            names.erase(std::remove(names.begin(), names.end(), kCusparse), names.end());
+          if (s.with_auto) names.push_back(kAuto);
+          std::string auto_pick;
+          auto run = [&](const std::string& name) {
+            if (name == kCusparse) {
+              hola::bench::densify(n_in, nnz_x, x_idx.ptr, x_val.ptr, x_dense.ptr, stream);
+              cusparse->apply(o, V(1), x_dense.ptr, V(0), nullptr, y.ptr, stream);
+              return;
+            }
+            op.set_kernel(name);
+            op.apply(o, sp::Semiring::plus_times, xd, yd, mask_d, stream);
+            if (name == kAuto) auto_pick = op.last_kernel();
+          };
+          json times = json::object(), checks = json::object();
+          struct PendingCheck {
+            std::string name;
+            double ms;
+            std::future<std::string> diff;
+          };
+          std::vector<PendingCheck> pending;
+          for (const std::string& name : names) {
+            if (name == kCusparse && !cusparse->supports(o)) {
+              checks[name] = "op not supported";
+              continue;
+            }
+            try {
+              std::vector<float> t;
+              for (int w = 0; w < s.warmup; ++w) run(name);
+              for (int r = 0; r < s.reps; ++r) {
+                float ms = 0;
+                BENCH_CUDA(cudaEventRecord(e0, stream));
+                run(name);
+                BENCH_CUDA(cudaEventRecord(e1, stream));
+                BENCH_CUDA(cudaEventSynchronize(e1));
+                BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+                t.push_back(ms);
+                // A hopeless candidate (one thread on a very long row) stops at 3 runs.
+                if (r >= 2 && ms > s.time_cap_ms) break;
+              }
+              // Verification (outside the timing): y poisoned (NaN), one more call, y copied
+              // to the host and compared with the reference on a host thread while the next
+              // candidate runs.
+              BENCH_CUDA(cudaMemsetAsync(y.ptr, 0xff, static_cast<std::size_t>(n_out) * sizeof(V),
+                                         stream));
+              BENCH_CUDA(cudaMemsetAsync(y_idx.ptr, 0xff,
+                                         static_cast<std::size_t>(n_out) * sizeof(I), stream));
+              run(name);
+              BENCH_CUDA(cudaStreamSynchronize(stream));
+              auto got = std::make_shared<sp::Output<V, I>>(yd);
+              auto vals = std::make_shared<std::vector<V>>();
+              auto idx = std::make_shared<std::vector<I>>();
+              if (form == sp::OutputFormat::dense || name == kCusparse) {
+                vals->resize(static_cast<std::size_t>(n_out));
+                y.download(vals->data(), vals->size());
+                got->format = sp::OutputFormat::dense;
+                got->dense = vals->data();
+              } else {
+                const auto k = static_cast<std::size_t>(yd.nnz);
+                vals->resize(std::max<std::size_t>(k, 1));
+                idx->resize(std::max<std::size_t>(k, 1));
+                y.download(vals->data(), k);
+                y_idx.download(idx->data(), k);
+                got->values = vals->data();
+                got->indices = idx->data();
+                got->capacity = static_cast<std::int64_t>(k);
+              }
+              pending.push_back(
+                  {name, median(t), std::async(std::launch::async, [reference, got, vals, idx] {
+                     return reference.get()->compare(*got);
+                   })});
+            } catch (const hola::error& e) {
+              cudaGetLastError();  // clear a launch error so that the next candidate runs
+              if (e.code() == hola::status::unsupported) {
+                checks[name] = std::string("unavailable: ") + e.what();
+              } else {
+                checks[name] = std::string("error: ") + e.what();
+                ++totals.failures;
+              }
+            } catch (const std::exception& e) {
+              checks[name] = std::string("error: ") + e.what();
+              ++totals.failures;
+              cudaGetLastError();
+            }
+          }
+          for (auto& c : pending) {  // a candidate's time counts only when its result is right
+            const std::string diff = c.diff.get();
+            checks[c.name] = diff.empty() ? "ok" : diff.substr(0, 300);
+            if (diff.empty())
+              times[c.name] = c.ms;
+            else
+              ++totals.failures;
+          }
 
-      // Best over verified candidates; the pick's ratios (time(best) / time(pick) <= 1, and
-      // time(best densify) / time(pick): > 1 when the pick beats densify-and-SpMV).
-      std::string best, best_spmspv, best_densify;
-      auto better = [&](const std::string& a, const std::string& b) {
-        return b.empty() || times[a].get<double>() < times[b].get<double>();
-      };
-      for (auto it = times.begin(); it != times.end(); ++it) {
-        const std::string& name = it.key();
-        if (better(name, best)) best = name;
-        const bool dense = name.rfind("densify_", 0) == 0;
-        if (dense && better(name, best_densify)) best_densify = name;
-        if (!dense && better(name, best_spmspv)) best_spmspv = name;
+          // Best over the verified candidates (auto is no candidate), of the operator's alone,
+          // and of densify-and-SpMV (the operator's and cuSPARSE's).
+          auto time_of = [&](const std::string& n) {
+            return times.contains(n) ? times[n].get<double>()
+                                     : std::numeric_limits<double>::infinity();
+          };
+          std::string best, best_operator, best_densify;
+          for (auto it = times.begin(); it != times.end(); ++it) {
+            const std::string& n = it.key();
+            if (n == kAuto) continue;
+            if (best.empty() || time_of(n) < time_of(best)) best = n;
+            const bool operator_kernel = std::find(kOperatorKernels.begin(), kOperatorKernels.end(),
+                                                   n) != kOperatorKernels.end();
+            if (operator_kernel && (best_operator.empty() || time_of(n) < time_of(best_operator)))
+              best_operator = n;
+            if (n.rfind("densify", 0) == 0 &&
+                (best_densify.empty() || time_of(n) < time_of(best_densify)))
+              best_densify = n;
+          }
+          json c = {{"matrix", name},
+                    {"precision", precision},
+                    {"op", hola::op_name(o)},
+                    {"output", output_name(form)},
+                    {"mask_allowed", allowed >= 0 ? json(allowed) : json()},
+                    {"density_requested", density},
+                    {"features",
+                     {{"nnz_x", f.nnz_x},
+                      {"touched_nnz", f.touched_nnz},
+                      {"matrix_nnz", f.matrix_nnz},
+                      {"rows", h.rows},
+                      {"cols", h.cols},
+                      {"n_in", n_in},
+                      {"n_out", n_out},
+                      {"density", static_cast<double>(nnz_x) / static_cast<double>(n_in)},
+                      {"allowed_fraction", f.allowed_fraction},
+                      {"op", hola::op_name(o)}}},
+                    {"times_ms", times},
+                    {"checks", checks},
+                    {"best", best.empty() ? json() : json(best)},
+                    {"best_ms", best.empty() ? json() : json(time_of(best))},
+                    {"best_operator", best_operator.empty() ? json() : json(best_operator)},
+                    {"best_densify", best_densify.empty() ? json() : json(best_densify)},
+                    {"pick", rule}};
+          const double densify_ms = time_of("densify");
+          const double best_densify_ms = best_densify.empty() ? densify_ms : time_of(best_densify);
+          const std::string tally_key = std::string(" (") + output_name(form) + " y)";
+          auto record = [&](const std::string& key, double ms) {
+            if (best_operator.empty() || !std::isfinite(ms)) return;
+            const double ratio = time_of(best_operator) / ms;
+            const bool slower = std::isfinite(densify_ms) && ms > densify_ms;
+            const bool noise = std::isfinite(densify_ms) && ms > 1.02 * densify_ms;
+            const bool slower_best = std::isfinite(best_densify_ms) && ms > best_densify_ms;
+            totals.tallies[key].add(ratio, slower, noise, slower_best);
+            totals.tallies[key + tally_key].add(ratio, slower, noise, slower_best);
+          };
+          if (times.contains(kAuto)) {
+            const double auto_ms = time_of(kAuto);
+            c["auto"] = auto_pick;
+            c["auto_ms"] = auto_ms;
+            if (!best_operator.empty()) c["auto_ratio_to_best"] = time_of(best_operator) / auto_ms;
+            if (!best.empty()) c["auto_ratio_to_best_measured"] = time_of(best) / auto_ms;
+            if (std::isfinite(densify_ms)) c["auto_speedup_vs_densify"] = densify_ms / auto_ms;
+            if (std::isfinite(best_densify_ms))
+              c["auto_speedup_vs_best_densify"] = best_densify_ms / auto_ms;
+            record("auto", auto_ms);
+            // The picked candidate's own time: the selection's quality without the noise of a
+            // second measurement.
+            if (times.contains(auto_pick)) {
+              c["auto_pick_ratio_to_best"] = time_of(best_operator) / time_of(auto_pick);
+              record("auto (picked candidate's time)", time_of(auto_pick));
+            }
+          }
+          if (times.contains(rule)) {
+            c["pick_ms"] = time_of(rule);
+            if (!best_operator.empty())
+              c["pick_ratio_to_best"] = time_of(best_operator) / time_of(rule);
+            if (std::isfinite(densify_ms))
+              c["pick_speedup_vs_densify"] = densify_ms / time_of(rule);
+            record("rule of 2f6d850", time_of(rule));
+          }
+          std::fprintf(
+              stderr,
+              "[%zu/%zu] %s %s op %s %s y%s density %.1e nnz_x %lld touched %lld: best "
+              "%s %.4f ms, auto %s %.4f ms (%.3f of best)\n",
+              totals.case_no, totals.case_total, name.c_str(), precision.c_str(), hola::op_name(o),
+              output_name(form), allowed >= 0 ? " masked" : "", density,
+              static_cast<long long>(f.nnz_x), static_cast<long long>(f.touched_nnz),
+              best.empty() ? "-" : best.c_str(), best.empty() ? 0.0 : time_of(best),
+              auto_pick.c_str(), time_of(kAuto),
+              c.contains("auto_ratio_to_best") ? c["auto_ratio_to_best"].get<double>() : 0.0);
+          cases.push_back(std::move(c));
+        }
+        reference.get();  // the problem's arrays outlive every check of the case
       }
-      json c = {{"matrix", nm.name},
-                {"precision", precision},
-                {"op", hola::op_name(op)},
-                {"density_requested", density},
-                {"features",
-                 {{"nnz_x", f.nnz_x},
-                  {"touched_nnz", f.touched_nnz},
-                  {"matrix_nnz", f.matrix_nnz},
-                  {"rows", h.rows},
-                  {"cols", h.cols},
-                  {"n_in", n_in},
-                  {"n_out", n_out},
-                  {"density", static_cast<double>(nnz_x) / static_cast<double>(n_in)},
-                  {"allowed_fraction", f.allowed_fraction},
-                  {"op", hola::op_name(op)}}},
-                {"times_ms", times},
-                {"checks", checks},
-                {"best", best.empty() ? json() : json(best)},
-                {"best_ms", best.empty() ? json() : times[best]},
-                {"best_spmspv", best_spmspv.empty() ? json() : json(best_spmspv)},
-                {"best_densify", best_densify.empty() ? json() : json(best_densify)},
-                {"pick", pick}};
-      const bool pick_timed = times.contains(pick);
-      if (pick_timed && !best.empty()) {
-        const double pick_ms = times[pick].get<double>();
-        c["pick_ms"] = pick_ms;
-        c["pick_ratio_to_best"] = times[best].get<double>() / pick_ms;
-        if (!best_densify.empty())
-          c["pick_speedup_vs_densify"] = times[best_densify].get<double>() / pick_ms;
-      }
-      std::fprintf(
-          stderr,
-          "[%zu/%zu] %s %s op %s density %.1e nnz_x %lld touched %lld: best %s %.4f ms, "
-          "pick %s %s\n",
-          case_no, case_total, nm.name.c_str(), precision.c_str(), hola::op_name(op), density,
-          static_cast<long long>(f.nnz_x), static_cast<long long>(f.touched_nnz),
-          best.empty() ? "-" : best.c_str(), best.empty() ? 0.0 : times[best].get<double>(),
-          pick.c_str(),
-          c.contains("pick_ratio_to_best")
-              ? ("(" + std::to_string(c["pick_ratio_to_best"].get<double>()) + " of best)").c_str()
-              : "(not timed)");
-      cases.push_back(std::move(c));
-    }
   }
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
 }
 
-// The generated matrices: Kronecker (R-MAT, Graph500 parameters, edge factor 16, directed),
-// 2D and 3D Poisson, a banded matrix (columns ~ N(i, 64)) and a uniformly random one.
-std::vector<NamedMatrix> generated(bool quick, const std::vector<int>& scales, std::uint64_t seed) {
-  std::vector<NamedMatrix> out;
-  for (int scale : quick ? std::vector<int>{14} : scales)
-    out.push_back({"kronecker_s" + std::to_string(scale), hola::gen::rmat(scale, 16, seed)});
-  const std::int64_t n2 = quick ? 256 : 1024, n3 = quick ? 40 : 100,
-                     n1 = quick ? (1 << 16) : (1 << 20);
-  out.push_back({"poisson2d_" + std::to_string(n2), hola::gen::poisson2d(n2, n2)});
-  out.push_back({"poisson3d_" + std::to_string(n3), hola::gen::poisson3d(n3, n3, n3)});
-  out.push_back({"banded_" + std::to_string(n1), hola::gen::banded_normal(n1, 16, 64.0, seed)});
-  out.push_back({"random_uniform_" + std::to_string(n1), hola::gen::random_rect(n1, n1, 8, seed)});
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"SpMSpV density sweep: GPU SpMSpV kernels vs densify-and-SpMV (JSON)"};
+  CLI::App app{
+      "SpMSpV density sweep: GPU SpMSpV kernels, densify-and-SpMV and the operator's "
+      "selection (JSON)"};
   std::vector<std::string> files, kernel_names, op_names{"N", "T"};
   std::vector<int> scales{18, 20};
-  std::string precision = "double", output;
-  bool quick = false, with_generated = false;
+  std::string precision = "double", output, output_form = "both";
+  bool quick = false, with_generated = false, no_auto = false;
+  double budget_s = 0;
   Settings s;
   app.add_option("-m,--matrix", files, "Matrix Market file (repeatable); default: generated set")
       ->check(CLI::ExistingFile);
@@ -408,13 +558,20 @@ int main(int argc, char** argv) {
   app.add_flag("--quick", quick, "small generated matrices (Kronecker scale 14, ~1e5 rows)");
   app.add_option("--kronecker-scale", scales, "Kronecker scales of the generated set")
       ->check(CLI::Range(1, 24));
-  std::vector<std::string> all_kernels = kSpmspvKernels;
-  all_kernels.insert(all_kernels.end(), kDensifyKernels.begin(), kDensifyKernels.end());
+  std::vector<std::string> all_kernels = kOperatorKernels;
+  all_kernels.push_back(kCusparse);
   app.add_option("-k,--kernel", kernel_names, "candidates to time (repeatable; default all)")
       ->check(CLI::IsMember(all_kernels));
+  app.add_flag("--no-auto", no_auto, "do not time the operator's selection");
   app.add_option("--op", op_names, "ops (N, T)")->check(CLI::IsMember({"N", "T"}));
   app.add_option("--precision", precision, "double, float or both")
       ->check(CLI::IsMember({"double", "float", "both"}));
+  app.add_option("--output-form", output_form, "y dense, sparse (sorted) or both")
+      ->check(CLI::IsMember({"dense", "sparse", "both"}));
+  app.add_option("--mask-allowed", s.mask_allowed,
+                 "also masked cases (densities 1e-3, 1e-1, 1) with a random mask allowing this "
+                 "fraction of y (repeatable)")
+      ->check(CLI::Range(0.0, 1.0));
   app.add_option("--min-density", s.min_density, "lowest x density (a power of 10)")
       ->check(CLI::Range(1e-9, 1.0));
   app.add_option("--points-per-decade", s.points_per_decade, "densities per factor 10")
@@ -423,13 +580,21 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000));
   app.add_option("--reps", s.reps, "timed calls per candidate and case (median reported)")
       ->check(CLI::Range(1, 10000));
+  app.add_option("--time-cap-ms", s.time_cap_ms,
+                 "a candidate whose call takes longer stops after 3 timed calls");
+  app.add_option("--time-budget-s", budget_s,
+                 "start no new matrix after this many seconds (0: no limit); the JSON lists the "
+                 "matrices left out");
   app.add_option("--seed", s.seed, "seed of the generated matrices and vectors");
   app.add_option("-o,--output", output, "JSON output file (default: stdout)");
   CLI11_PARSE(app, argc, argv);
 
   const std::string command = hola::demo::command_line(argc, argv);
   s.candidates = kernel_names.empty() ? all_kernels : kernel_names;
+  s.with_auto = !no_auto;
   for (const auto& o : op_names) s.ops.push_back(o == "N" ? Op::N : Op::T);
+  if (output_form != "sparse") s.outputs.push_back(sp::OutputFormat::dense);
+  if (output_form != "dense") s.outputs.push_back(sp::OutputFormat::sparse);
   std::vector<std::string> precisions = precision == "both"
                                             ? std::vector<std::string>{"double", "float"}
                                             : std::vector<std::string>{precision};
@@ -446,60 +611,61 @@ int main(int argc, char** argv) {
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
       throw std::runtime_error("no CUDA device");
-    std::vector<NamedMatrix> mats;
+    std::vector<hola::bench::GeneratedSpec> mats;
     for (const auto& f : files)
-      mats.push_back({f, hola::read_matrix_market<double, std::int64_t, std::int64_t>(f)});
+      mats.push_back({f, "file", [f] {
+                        return hola::read_matrix_market<double, std::int64_t, std::int64_t>(f);
+                      }});
     if (files.empty() || with_generated) {
-      auto g = generated(quick, scales, s.seed);
+      auto g = hola::bench::generated_set(quick, scales, s.seed);
       for (auto& m : g) mats.push_back(std::move(m));
     }
     cudaStream_t stream;
     BENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    json cases = json::array(), matrices = json::array();
-    int failures = 0;
-    std::size_t case_no = 0;
-    const std::size_t case_total =
-        mats.size() * precisions.size() * s.ops.size() * densities(s).size();
+    json cases = json::array(), matrices = json::array(), left_out = json::array();
+    Totals totals;
+    std::size_t per_op = 0;  // cases (each with every output form) per matrix and op
+    for (double d : densities(s)) per_op += 1 + (masked_density(d) ? s.mask_allowed.size() : 0);
+    const std::size_t per_matrix = s.ops.size() * per_op;
+    totals.case_total = mats.size() * precisions.size() * per_matrix;
     const auto t0 = std::chrono::steady_clock::now();
-    for (const auto& m : mats)
+    auto elapsed = [&] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    for (const auto& spec : mats) {
+      if (budget_s > 0 && elapsed() > budget_s) {
+        left_out.push_back(spec.name);
+        totals.case_no += precisions.size() * per_matrix;
+        continue;
+      }
+      const double start = elapsed();
+      const Csr64 m = spec.make();
       for (const auto& prec : precisions) {
         if (prec == "double")
-          run_matrix<double>(m, prec, s, stream, cases, matrices, failures, case_no, case_total);
+          run_matrix<double>(spec.name, m, prec, s, stream, cases, matrices, totals);
         else
-          run_matrix<float>(m, prec, s, stream, cases, matrices, failures, case_no, case_total);
+          run_matrix<float>(spec.name, m, prec, s, stream, cases, matrices, totals);
       }
+      std::fprintf(stderr, "%s: %.1f s\n", spec.name.c_str(), elapsed() - start);
+    }
     BENCH_CUDA(cudaStreamDestroy(stream));
 
-    // Summary of the selection rule's pick over the sweep (issue 17's targets: >= 0.95 of the
+    // Summary of the operator's selection over the sweep (issue 17's targets: >= 0.95 of the
     // best per call, never slower than densify-and-SpMV).
-    double log_sum = 0, worst = 1;
-    int timed = 0, at_95 = 0, slower_than_densify = 0;
-    for (const auto& c : cases) {
-      if (!c.contains("pick_ratio_to_best")) continue;
-      const double r = c["pick_ratio_to_best"].get<double>();
-      ++timed;
-      log_sum += std::log(r);
-      worst = std::min(worst, r);
-      at_95 += r >= 0.95;
-      if (c.contains("pick_speedup_vs_densify") && c["pick_speedup_vs_densify"].get<double>() < 1)
-        ++slower_than_densify;
-    }
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     json summary = {{"cases", cases.size()},
-                    {"cases_with_pick_timed", timed},
-                    {"pick_ratio_geomean", timed ? std::exp(log_sum / timed) : 0.0},
-                    {"pick_ratio_min", worst},
-                    {"pick_at_least_0_95", at_95},
-                    {"pick_slower_than_densify", slower_than_densify},
-                    {"verification_failures", failures},
-                    {"seconds", elapsed}};
-    std::fprintf(stderr,
-                 "summary: %d cases with the pick timed; ratio to best geomean %.3f, min %.3f, "
-                 ">= 0.95 in %d; slower than densify-and-SpMV in %d; %d verification failures; "
-                 "%.1f s\n",
-                 timed, summary["pick_ratio_geomean"].get<double>(), worst, at_95,
-                 slower_than_densify, failures, elapsed);
+                    {"verification_failures", totals.failures},
+                    {"seconds", elapsed()},
+                    {"matrices_left_out", left_out}};
+    for (const auto& [key, tally] : totals.tallies) {
+      summary[key] = tally.to_json();
+      std::fprintf(stderr, "%s\n", tally.line(key).c_str());
+    }
+    std::fprintf(stderr, "summary: %zu cases, %d verification failures, %.1f s%s\n", cases.size(),
+                 totals.failures, elapsed(),
+                 left_out.empty() ? ""
+                                  : (", " + std::to_string(left_out.size()) +
+                                     " matrices left out by the time budget")
+                                        .c_str());
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
@@ -509,16 +675,20 @@ int main(int argc, char** argv) {
                 {"command", command},
                 {"date", date},
                 {"semiring", "plus_times"},
-                {"output_form", "dense y (every candidate writes all of y)"},
                 {"index_types", "int32 indices and offsets"},
                 {"timing",
                  {{"warmup", s.warmup},
                   {"reps", s.reps},
+                  {"time_cap_ms", s.time_cap_ms},
                   {"statistic", "median of per-call CUDA event times (ms)"}}},
-                {"selection_rule",
+                {"operator",
+                 "hola::SpmspvOperator on device memory, vector validation off; candidates "
+                 "timed with set_kernel(name), auto with its own selection "
+                 "(hola::spmspv::select_gpu_kernel)"},
+                {"selection_rule_2f6d850",
                  "hola::spmspv::select_algorithm (vector-driven when 4 touched_nnz < "
                  "allowed_fraction matrix_nnz): vector_driven -> vector_balanced, matrix_driven "
-                 "-> matrix_balanced"},
+                 "-> matrix_balanced (the field \"pick\")"},
                 {"candidates", s.candidates},
                 {"matrices", matrices},
                 {"cases", cases},
@@ -532,7 +702,7 @@ int main(int argc, char** argv) {
       if (!out) throw std::runtime_error("cannot write " + output);
       std::fprintf(stderr, "wrote %s\n", output.c_str());
     }
-    return failures ? 1 : 0;
+    return totals.failures ? 1 : 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

@@ -1,6 +1,10 @@
 // GPU SpMSpV kernels (kernels/cuda/spmspv) against the CPU reference: every kernel, op,
 // semiring, mask, vector format and output form on every generated family, densities 0..1; bad
-// vectors rejected with y untouched. Exits 77 (skipped) without a GPU.
+// vectors rejected with y untouched. Then the operator's device path (hola::SpmspvOperator and
+// the C API on device memory): every candidate forced, densify-and-SpMV included, and auto;
+// the device column view against the host one; bad input leaving y unchanged; repeated applies
+// and a values refresh; an apply captured into a CUDA graph (no allocation, no
+// synchronisation). Exits 77 (skipped) without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,10 +14,17 @@
 #include <string>
 #include <vector>
 
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+
 #include "gpu_harness.hpp"
 #include "hola/generators.hpp"
+#include "hola/hola_spmspv.h"
 #include "hola/spmspv.hpp"
 #include "hola/spmspv_gpu.hpp"
+#include "hola/spmspv_operator.hpp"
 #include "spmspv_cases.hpp"
 #include "status_of.hpp"
 
@@ -261,6 +272,659 @@ TYPED_TEST(SpmspvGpu, BadVectorsChangeNothing) {
             status::invalid_argument);
   DM::sync();
   EXPECT_EQ(d_y.download(), sentinel);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The operator's device path.
+
+// A matrix in device memory only (the operator builds its own column view), and its host copy.
+template <class V, class I, class O>
+struct DeviceCsr {
+  CsrMatrix<V, I, O> host;
+  DM::Array<O> rp;
+  DM::Array<I> ci;
+  DM::Array<V> va;
+  CsrView<V, I, O> A;
+  explicit DeviceCsr(CsrMatrix<V, I, O> m)
+      : host(std::move(m)),
+        rp(host.row_ptr.size()),
+        ci(std::max<std::size_t>(1, host.col_idx.size())),
+        va(std::max<std::size_t>(1, host.values.size())) {
+    rp.upload(host.row_ptr);
+    ci.upload(with_one(host.col_idx));
+    va.upload(with_one(host.values));
+    A = host.view();
+    A.row_ptr = rp.get();
+    A.col_idx = ci.get();
+    A.values = va.get();
+    A.memory = Memory::device;
+  }
+};
+
+// One random sparse vector on the host and on the device, in every format.
+template <class V, class I>
+struct DeviceVector {
+  TestVector<V, I> hv;
+  DM::Array<I> sidx, uidx;
+  DM::Array<V> sval, uval, dense;
+  DM::Array<std::uint32_t> bits;
+  DeviceVector(std::int64_t n, double density, std::uint64_t seed)
+      : hv(n, density, seed),
+        sidx(with_one(hv.sorted_idx)),
+        uidx(with_one(hv.unsorted_idx)),
+        sval(with_one(hv.sorted_val)),
+        uval(with_one(hv.unsorted_val)),
+        dense(with_one(hv.dense_val)),
+        bits(with_one(hv.bits)) {}
+  SparseVectorView<V, I> device(VectorFormat f) {
+    SparseVectorView<V, I> x = hv.view(f);
+    x.memory = Memory::device;
+    if (f == VectorFormat::sorted) {
+      x.indices = sidx.get();
+      x.values = sval.get();
+    } else if (f == VectorFormat::unsorted) {
+      x.indices = uidx.get();
+      x.values = uval.get();
+    } else {
+      x.bits = bits.get();
+      x.values = dense.get();
+    }
+    return x;
+  }
+};
+
+// y on the device: dense (form 0), sparse sorted (1) or sparse unsorted (2), poisoned first
+// (values NaN, indices -1) so that an entry the call should write and did not shows.
+template <class V, class I>
+struct DeviceOutput {
+  std::int64_t n;
+  DM::Array<V> vals;
+  DM::Array<I> idx;
+  Output<V, I> y;
+  std::vector<V> host_vals;
+  std::vector<I> host_idx;
+  DeviceOutput(std::int64_t size, int form)
+      : n(size),
+        vals(static_cast<std::size_t>(std::max<std::int64_t>(1, size))),
+        idx(static_cast<std::size_t>(std::max<std::int64_t>(1, size))) {
+    vals.upload(std::vector<V>(vals.n, std::numeric_limits<V>::quiet_NaN()));
+    idx.upload(std::vector<I>(idx.n, I(-1)));
+    y.size = n;
+    y.format = form == 0 ? OutputFormat::dense : OutputFormat::sparse;
+    y.want_sorted = form == 1;
+    if (form == 0) {
+      y.dense = vals.get();
+    } else {
+      y.values = vals.get();
+      y.indices = idx.get();
+      y.capacity = n;
+    }
+  }
+  // The result as a host Output (after the call; synchronizes).
+  Output<V, I> host() {
+    DM::sync();
+    host_vals = vals.download();
+    host_idx = idx.download();
+    Output<V, I> h = y;
+    if (y.format == OutputFormat::dense) {
+      h.dense = host_vals.data();
+    } else {
+      h.values = host_vals.data();
+      h.indices = host_idx.data();
+    }
+    return h;
+  }
+};
+
+// A mask of n bytes on the host and the device (about a third masked out).
+struct DeviceMask {
+  std::vector<std::uint8_t> host;
+  DM::Array<std::uint8_t> dev;
+  explicit DeviceMask(std::int64_t n) : host(static_cast<std::size_t>(n)), dev(host.size()) {
+    std::mt19937_64 rng(static_cast<std::uint64_t>(n) + 5);
+    for (auto& b : host) b = static_cast<std::uint8_t>(rng() % 3 == 0 ? 0 : 1 + rng() % 4);
+    dev.upload(host);
+  }
+  // kind 0: none, 1: mask, 2: complemented; `host_side`: the host copy's pointer.
+  Mask get(int kind, bool host_side) {
+    Mask m;
+    if (kind == 0) return m;
+    m.values = host_side ? host.data() : dev.get();
+    m.size = static_cast<std::int64_t>(host.size());
+    m.complement = kind == 2;
+    std::int64_t allowed = 0;
+    for (auto b : host) allowed += (b != 0) != m.complement;
+    m.allowed = allowed;
+    return m;
+  }
+};
+
+const char* const kOperatorKernels[] = {"auto",          "matrix_direct",   "matrix_balanced",
+                                        "vector_direct", "vector_balanced", "densify"};
+
+template <class V, class I, class O>
+Problem<V, I, O> host_problem(const CsrMatrix<V, I, O>& A, Op op, Semiring s,
+                              const SparseVectorView<V, I>& hx, const Mask& hm) {
+  Problem<V, I, O> p;
+  p.op = op;
+  p.semiring = s;
+  p.A = A.view();
+  p.x = hx;
+  p.mask = hm;
+  return p;
+}
+
+template <class T>
+class SpmspvOperatorGpu : public ::testing::Test {};
+TYPED_TEST_SUITE(SpmspvOperatorGpu, GpuTypes);
+
+// Every candidate forced, and auto, on every family: ops, densities, vector formats, masks
+// (plain and complemented), output forms, semirings (densify: plus_times; refused otherwise with
+// y unchanged).
+TYPED_TEST(SpmspvOperatorGpu, EveryCandidateMatchesReference) {
+  HOLA_TYPES;
+  std::int64_t checked = 0, rotate = 0;
+  TestStream stream(TestStream::non_blocking);
+  for (const auto& [name, m64] : spmspv_families(SpmspvExtraFamily::rmat_large)) {
+    DeviceCsr<V, I, O> dm(m64.template convert<V, I, O>());
+    SpmspvOperator<V, I, O> op;
+    op.setup(dm.A, 0, stream.get());
+    EXPECT_GE(op.densify_ms(Op::N), 0.0) << name;
+    EXPECT_GE(op.densify_ms(Op::T), 0.0) << name;
+    for (Op o : {Op::N, Op::T}) {
+      const std::int64_t n_in = o == Op::N ? dm.A.cols : dm.A.rows;
+      const std::int64_t n_out = o == Op::N ? dm.A.rows : dm.A.cols;
+      DeviceMask mask(n_out);
+      for (double density : {0.0, 0.02, 0.4, 1.0}) {
+        DeviceVector<V, I> dv(n_in, density, 300 + static_cast<std::uint64_t>(checked));
+        for (int mk = 0; mk < 3; ++mk)
+          for (const char* kernel : kOperatorKernels) {
+            const auto f = static_cast<VectorFormat>(rotate % 3);
+            const int form = static_cast<int>((rotate / 3) % 3);
+            const bool densify = std::string(kernel) == "densify";
+            const Semiring s = densify ? Semiring::plus_times : kSemirings[rotate % 4];
+            ++rotate;
+            DeviceOutput<V, I> dy(n_out, form);
+            op.set_kernel(kernel);
+            op.apply(o, s, dv.device(f), dy.y, mask.get(mk, false), stream.get());
+            const auto p = host_problem(dm.host, o, s, dv.hv.view(f), mask.get(mk, true));
+            const std::string diff = compare_with_reference(p, dy.host());
+            EXPECT_TRUE(diff.empty())
+                << name << " op " << op_name(o) << " density " << density << " " << format_name(f)
+                << " mask " << mk << " " << semiring_name(s) << " kernel " << kernel << " ran "
+                << op.last_kernel() << " form " << form << ":\n"
+                << diff << op.last_reason();
+            if (std::string(kernel) != "auto") EXPECT_STREQ(op.last_kernel(), kernel);
+            ++checked;
+          }
+        // Densify over another semiring: refused, y untouched.
+        DeviceOutput<V, I> dy(n_out, 0);
+        op.set_kernel("densify");
+        EXPECT_EQ(status_of([&] {
+                    op.apply(o, Semiring::min_second, dv.device(VectorFormat::sorted), dy.y, {},
+                             stream.get());
+                  }),
+                  status::unsupported);
+        const auto untouched = dy.vals.download();
+        EXPECT_TRUE(std::all_of(untouched.begin(), untouched.end(), [](V v) {
+          return std::isnan(v);
+        })) << name;
+      }
+    }
+  }
+  EXPECT_GT(checked, 2000);
+}
+
+// auto over a density sweep on larger matrices, dense and sparse y, N and T: right results,
+// and the picks it made (printed).
+TYPED_TEST(SpmspvOperatorGpu, AutoOverDensitySweep) {
+  HOLA_TYPES;
+  TestStream stream(TestStream::non_blocking);
+  const std::pair<std::string, gen::Csr64> mats[] = {{"rmat_s14", gen::rmat(14, 16, 3)},
+                                                     {"poisson3d_40", gen::poisson3d(40, 40, 40)}};
+  for (const auto& [name, m64] : mats) {
+    DeviceCsr<V, I, O> dm(m64.template convert<V, I, O>());
+    SpmspvOperator<V, I, O> op;
+    op.setup(dm.A, 0, stream.get());
+    std::map<std::string, int> picks;
+    for (Op o : {Op::N, Op::T}) {
+      const std::int64_t n_in = o == Op::N ? dm.A.cols : dm.A.rows;
+      const std::int64_t n_out = o == Op::N ? dm.A.rows : dm.A.cols;
+      for (double density : {1e-4, 1e-3, 1e-2, 0.1, 0.3, 1.0})
+        for (int form : {0, 1}) {
+          DeviceVector<V, I> dv(n_in, density, 17);
+          DeviceOutput<V, I> dy(n_out, form);
+          op.apply(o, Semiring::plus_times, dv.device(VectorFormat::sorted), dy.y, {},
+                   stream.get());
+          ++picks[op.last_kernel()];
+          const auto p = host_problem(dm.host, o, Semiring::plus_times,
+                                      dv.hv.view(VectorFormat::sorted), Mask{});
+          EXPECT_EQ(compare_with_reference(p, dy.host()), "")
+              << name << " op " << op_name(o) << " density " << density << " form " << form << ": "
+              << op.last_reason();
+          EXPECT_FALSE(op.last_reason().empty());
+        }
+    }
+    std::string seen;
+    for (const auto& [k, n] : picks) seen += " " + k + " x" + std::to_string(n);
+    std::printf("%s (densify N %.4f ms, T %.4f ms): auto picked%s\n", name.c_str(),
+                op.densify_ms(Op::N), op.densify_ms(Op::T), seen.c_str());
+  }
+}
+
+// The symmetric option (A serves as A^T) and no column view (op N's vector kernels refused,
+// auto never picks them; a sparse y of densify with op T found from A's rows).
+TYPED_TEST(SpmspvOperatorGpu, StructureOptions) {
+  HOLA_TYPES;
+  TestStream stream(TestStream::non_blocking);
+  {
+    DeviceCsr<V, I, O> dm(gen::poisson2d(20, 17).template convert<V, I, O>());
+    SpmspvOptions opt;
+    opt.symmetric = true;
+    SpmspvOperator<V, I, O> op(opt);
+    op.setup(dm.A, 0, stream.get());
+    EXPECT_EQ(op.column_view_bytes(), 0u);
+    for (const char* kernel : kOperatorKernels)
+      for (Op o : {Op::N, Op::T}) {
+        DeviceVector<V, I> dv(dm.A.rows, 0.1, 5);
+        DeviceOutput<V, I> dy(dm.A.rows, 1);
+        op.set_kernel(kernel);
+        op.apply(o, Semiring::plus_times, dv.device(VectorFormat::unsorted), dy.y, {},
+                 stream.get());
+        const auto p = host_problem(dm.host, o, Semiring::plus_times,
+                                    dv.hv.view(VectorFormat::unsorted), Mask{});
+        EXPECT_EQ(compare_with_reference(p, dy.host()), "") << kernel << " " << op_name(o);
+      }
+  }
+  DeviceCsr<V, I, O> dm(gen::random_rect(60, 150, 5, 8).template convert<V, I, O>());
+  SpmspvOptions opt;
+  opt.column_view = false;
+  SpmspvOperator<V, I, O> op(opt);
+  op.setup(dm.A, 0, stream.get());
+  EXPECT_EQ(op.column_view_bytes(), 0u);
+  DeviceMask mask(150);
+  for (const char* kernel : kOperatorKernels)
+    for (Op o : {Op::N, Op::T})
+      for (int mk = 0; mk < 3; ++mk) {
+        const std::int64_t n_in = o == Op::N ? 150 : 60, n_out = o == Op::N ? 60 : 150;
+        if (mk > 0 && o == Op::N) continue;  // the mask is sized for op T's y
+        DeviceVector<V, I> dv(n_in, 0.2, 9);
+        DeviceOutput<V, I> dy(n_out, 1);
+        op.set_kernel(kernel);
+        const std::string k = kernel;
+        const bool needs_view =
+            (o == Op::N && k.rfind("vector", 0) == 0) || (o == Op::T && k.rfind("matrix", 0) == 0);
+        const auto call = [&] {
+          op.apply(o, Semiring::plus_times, dv.device(VectorFormat::bitmap), dy.y,
+                   mask.get(mk, false), stream.get());
+        };
+        if (needs_view) {
+          EXPECT_EQ(status_of(call), status::unsupported) << k << " " << op_name(o);
+          continue;
+        }
+        call();
+        const std::string ran = op.last_kernel();
+        EXPECT_FALSE((o == Op::N && ran.rfind("vector", 0) == 0) ||
+                     (o == Op::T && ran.rfind("matrix", 0) == 0))
+            << ran;
+        const auto p = host_problem(dm.host, o, Semiring::plus_times,
+                                    dv.hv.view(VectorFormat::bitmap), mask.get(mk, true));
+        EXPECT_EQ(compare_with_reference(p, dy.host()), "") << k << " " << op_name(o) << " " << mk;
+      }
+}
+
+// Bad input: the right status, y (dense and sparse) unchanged, and the next good call right
+// (the workspace is left clean by a failure).
+TYPED_TEST(SpmspvOperatorGpu, BadInputLeavesYUnchanged) {
+  HOLA_TYPES;
+  TestStream stream(TestStream::non_blocking);
+  DeviceCsr<V, I, O> dm(gen::random_rect(40, 50, 4, 31).template convert<V, I, O>());
+  SpmspvOperator<V, I, O> op;
+  op.setup(dm.A, 0, stream.get());
+  const TestVector<V, I> hv(50, 0.3, 3);
+  DM::Array<V> d_val(with_one(hv.sorted_val)), d_dense(with_one(hv.dense_val));
+  DM::Array<I> d_good(with_one(hv.sorted_idx));
+  struct Case {
+    std::string what;
+    std::vector<I> idx;
+    VectorFormat f;
+  };
+  std::vector<Case> cases;
+  auto out_of_range = hv.sorted_idx;
+  out_of_range.back() = I(50);
+  cases.push_back({"index == size", out_of_range, VectorFormat::sorted});
+  auto neg = hv.unsorted_idx;
+  neg[2] = I(-3);
+  cases.push_back({"negative", neg, VectorFormat::unsorted});
+  auto dup = hv.unsorted_idx;
+  dup[5] = dup[1];
+  cases.push_back({"duplicate", dup, VectorFormat::unsorted});
+  auto unordered = hv.sorted_idx;
+  std::swap(unordered[1], unordered[4]);
+  cases.push_back({"unsorted in sorted", unordered, VectorFormat::sorted});
+  const std::vector<V> sentinel(50, V(-7));
+  const std::vector<I> sentinel_idx(50, I(-9));
+  DM::Array<V> d_y(sentinel);
+  DM::Array<I> d_yi(sentinel_idx);
+  auto unchanged = [&](const std::string& what) {
+    DM::sync();
+    EXPECT_EQ(d_y.download(), sentinel) << what << ": y changed";
+    EXPECT_EQ(d_yi.download(), sentinel_idx) << what << ": y's indices changed";
+  };
+  auto output = [&](int form) {
+    Output<V, I> y;
+    y.size = 40;
+    y.format = form == 0 ? OutputFormat::dense : OutputFormat::sparse;
+    y.dense = form == 0 ? d_y.get() : nullptr;
+    y.values = form == 0 ? nullptr : d_y.get();
+    y.indices = form == 0 ? nullptr : d_yi.get();
+    y.capacity = form == 0 ? 0 : 40;
+    return y;
+  };
+  auto good_x = [&] {
+    SparseVectorView<V, I> x;
+    x.size = 50;
+    x.nnz = hv.nnz();
+    x.format = VectorFormat::sorted;
+    x.indices = d_good.get();
+    x.values = d_val.get();
+    x.memory = Memory::device;
+    return x;
+  };
+  for (const char* kernel : kOperatorKernels) {
+    op.set_kernel(kernel);
+    const std::string k = kernel;
+    for (int form : {0, 1}) {
+      const std::string where = k + " form " + std::to_string(form);
+      for (const auto& c : cases) {
+        DM::Array<I> d_idx(c.idx);
+        SparseVectorView<V, I> x = good_x();
+        x.format = c.f;
+        x.indices = d_idx.get();
+        Output<V, I> y = output(form);
+        EXPECT_EQ(status_of([&] { op.apply(Op::N, Semiring::plus_times, x, y, {}, stream.get()); }),
+                  status::invalid_argument)
+            << c.what << " " << where;
+        unchanged(c.what + " " + where);
+      }
+      // Bitmap: nnz disagreeing with the bits; a bit set past the size.
+      {
+        SparseVectorView<V, I> x;
+        x.size = 50;
+        x.nnz = hv.nnz() + 1;
+        x.format = VectorFormat::bitmap;
+        DM::Array<std::uint32_t> bits(hv.bits);
+        x.bits = bits.get();
+        x.values = d_dense.get();
+        x.memory = Memory::device;
+        Output<V, I> y = output(form);
+        EXPECT_EQ(status_of([&] { op.apply(Op::N, Semiring::plus_times, x, y, {}, stream.get()); }),
+                  status::invalid_argument)
+            << "bitmap count " << where;
+        unchanged("bitmap count " + where);
+        auto tail = hv.bits;
+        tail.back() |= 1u << 31;  // bit 63 of a 50-entry vector
+        DM::Array<std::uint32_t> tail_bits(tail);
+        x.bits = tail_bits.get();
+        x.nnz = hv.nnz() + 1;
+        EXPECT_EQ(status_of([&] { op.apply(Op::N, Semiring::plus_times, x, y, {}, stream.get()); }),
+                  status::invalid_argument)
+            << "bitmap tail " << where;
+        unchanged("bitmap tail " + where);
+      }
+      // Sizes.
+      {
+        SparseVectorView<V, I> x = good_x();
+        x.size = 49;
+        Output<V, I> y = output(form);
+        EXPECT_EQ(status_of([&] { op.apply(Op::N, Semiring::plus_times, x, y, {}, stream.get()); }),
+                  status::size_mismatch)
+            << where;
+        x.size = 50;
+        y.size = 41;
+        EXPECT_EQ(status_of([&] { op.apply(Op::N, Semiring::plus_times, x, y, {}, stream.get()); }),
+                  status::size_mismatch)
+            << where;
+        y.size = 40;
+        DeviceMask mask(39);
+        EXPECT_EQ(status_of([&] {
+                    op.apply(Op::N, Semiring::plus_times, x, y, mask.get(1, false), stream.get());
+                  }),
+                  status::size_mismatch)
+            << where;
+        unchanged("sizes " + where);
+      }
+      // Host memory passed as device memory; x marked as host memory.
+      {
+        SparseVectorView<V, I> x = good_x();
+        x.values = hv.sorted_val.data();
+        Output<V, I> y = output(form);
+        EXPECT_EQ(status_of([&] { op.apply(Op::N, Semiring::plus_times, x, y, {}, stream.get()); }),
+                  status::invalid_argument)
+            << "host x " << where;
+        x = good_x();
+        x.memory = Memory::host;
+        EXPECT_EQ(status_of([&] { op.apply(Op::N, Semiring::plus_times, x, y, {}, stream.get()); }),
+                  status::invalid_argument)
+            << "x marked host " << where;
+        unchanged("host memory " + where);
+      }
+      // y overlapping x.
+      {
+        SparseVectorView<V, I> x = good_x();
+        DM::Array<V> shared(60);
+        x.values = shared.get();
+        Output<V, I> y = output(form);
+        if (form == 0)
+          y.dense = shared.get() + 2;
+        else
+          y.values = shared.get() + 2;
+        EXPECT_EQ(status_of([&] { op.apply(Op::N, Semiring::plus_times, x, y, {}, stream.get()); }),
+                  status::aliasing)
+            << where;
+      }
+    }
+    // A sparse y without room for the result: nothing written.
+    {
+      Output<V, I> y = output(1);
+      y.capacity = 1;
+      EXPECT_EQ(
+          status_of([&] { op.apply(Op::N, Semiring::plus_times, good_x(), y, {}, stream.get()); }),
+          status::invalid_argument)
+          << k << " capacity";
+      unchanged(k + " capacity");
+    }
+    // The next good call is right (flags and accumulator left clean by the failures).
+    for (int form : {0, 1}) {
+      DeviceOutput<V, I> dy(40, form);
+      op.apply(Op::N, Semiring::plus_times, good_x(), dy.y, {}, stream.get());
+      const auto p =
+          host_problem(dm.host, Op::N, Semiring::plus_times, hv.view(VectorFormat::sorted), Mask{});
+      EXPECT_EQ(compare_with_reference(p, dy.host()), "") << k << " after errors, form " << form;
+    }
+  }
+}
+
+// Many applies on one operator (kernels, ops, semirings, forms in turn), then new values for
+// the same structure: a refresh (the device column view gathers them again).
+TYPED_TEST(SpmspvOperatorGpu, RepeatedAppliesAndValueRefresh) {
+  HOLA_TYPES;
+  TestStream stream(TestStream::non_blocking);
+  DeviceCsr<V, I, O> dm(gen::rmat(10, 8, 21).template convert<V, I, O>());
+  SpmspvOperator<V, I, O> op;
+  op.setup(dm.A, 1, stream.get());
+  const std::int64_t n = dm.A.rows;
+  DeviceVector<V, I> dv(n, 0.05, 77);
+  std::vector<std::unique_ptr<DM::Array<V>>> values;  // alive while the operator reads them
+  for (int round = 0; round < 3; ++round) {
+    for (int call = 0; call < 48; ++call) {
+      const char* kernel = kOperatorKernels[call % 6];
+      const Op o = (call / 6) % 2 ? Op::T : Op::N;
+      const bool densify = std::string(kernel) == "densify";
+      const Semiring s = densify ? Semiring::plus_times : kSemirings[(call / 12) % 4];
+      const int form = call % 3;
+      DeviceOutput<V, I> dy(n, form);
+      op.set_kernel(kernel);
+      op.apply(o, s, dv.device(VectorFormat::sorted), dy.y, {}, stream.get());
+      const auto p = host_problem(dm.host, o, s, dv.hv.view(VectorFormat::sorted), Mask{});
+      EXPECT_EQ(compare_with_reference(p, dy.host()), "")
+          << "round " << round << " call " << call << " " << kernel << " " << op_name(o);
+    }
+    if (round == 2) break;
+    // New values in another array, same structure and version: values refreshed only (the
+    // device column view gathers them again, the kernels read the new array).
+    for (auto& v : dm.host.values) v = V(2) * v - V(0.25);
+    values.push_back(std::make_unique<DM::Array<V>>(with_one(dm.host.values)));
+    CsrView<V, I, O> A = dm.A;
+    A.values = values.back()->get();
+    op.setup(A, 1, stream.get());
+  }
+}
+
+// The device column view: the same arrays as the host one (entries of a column in row order).
+TYPED_TEST(SpmspvOperatorGpu, DeviceColumnViewMatchesHost) {
+  HOLA_TYPES;
+  TestStream stream(TestStream::non_blocking);
+  for (const auto& [name, m64] : spmspv_families(SpmspvExtraFamily::rmat_large)) {
+    DeviceCsr<V, I, O> dm(m64.template convert<V, I, O>());
+    ColumnView<V, I, O> host;
+    host.build(dm.host.view());
+    gpu::DeviceColumnView<V, I, O> dev;
+    dev.build(dm.A, stream.get());
+    const CsrView<V, I, O> t = dev.view();
+    ASSERT_EQ(t.rows, dm.A.cols) << name;
+    ASSERT_EQ(t.cols, dm.A.rows) << name;
+    ASSERT_EQ(t.nnz, dm.A.nnz) << name;
+    std::vector<O> col_ptr(static_cast<std::size_t>(t.rows + 1));
+    std::vector<I> row_idx(static_cast<std::size_t>(t.nnz));
+    std::vector<V> values(static_cast<std::size_t>(t.nnz));
+    HOLA_TEST_CUDA(
+        cudaMemcpy(col_ptr.data(), t.row_ptr, col_ptr.size() * sizeof(O), cudaMemcpyDeviceToHost));
+    if (t.nnz > 0) {
+      HOLA_TEST_CUDA(cudaMemcpy(row_idx.data(), t.col_idx, row_idx.size() * sizeof(I),
+                                cudaMemcpyDeviceToHost));
+      HOLA_TEST_CUDA(
+          cudaMemcpy(values.data(), t.values, values.size() * sizeof(V), cudaMemcpyDeviceToHost));
+    }
+    EXPECT_EQ(col_ptr, host.col_ptr) << name;
+    EXPECT_EQ(row_idx, host.row_idx) << name;
+    EXPECT_EQ(values, host.values) << name;
+    if (t.nnz > 0) EXPECT_EQ(dev.bytes(), host.bytes()) << name;
+  }
+}
+
+// An apply with a dense y and no vector validation queues its work on the caller's stream and
+// nothing else: captured into a CUDA graph (which fails on an allocation, a synchronisation or
+// work on another stream), for every kernel and auto.
+TYPED_TEST(SpmspvOperatorGpu, ApplyCapturesIntoAGraph) {
+  HOLA_TYPES;
+  TestStream stream(TestStream::non_blocking);
+  DeviceCsr<V, I, O> dm(gen::rmat(11, 8, 4).template convert<V, I, O>());
+  SpmspvOptions opt;
+  opt.validate_vectors = false;
+  SpmspvOperator<V, I, O> op(opt);
+  op.setup(dm.A, 0, stream.get());
+  const std::int64_t n = dm.A.rows;
+  for (double density : {0.001, 0.5})
+    for (const char* kernel : kOperatorKernels)
+      for (Op o : {Op::N, Op::T}) {
+        DeviceVector<V, I> dv(n, density, 8);
+        DeviceOutput<V, I> dy(n, 0);
+        DeviceMask mask(n);
+        op.set_kernel(kernel);
+        run_captured(stream.get(), [&] {
+          op.apply(o, Semiring::plus_times, dv.device(VectorFormat::unsorted), dy.y,
+                   mask.get(1, false), stream.get());
+        });
+        const auto p = host_problem(dm.host, o, Semiring::plus_times,
+                                    dv.hv.view(VectorFormat::unsorted), mask.get(1, true));
+        EXPECT_EQ(compare_with_reference(p, dy.host()), "") << kernel << " " << op_name(o);
+      }
+}
+
+// The C API on device memory: setup with HOLA_MEMORY_DEVICE, dense and sparse y, every kernel
+// name, errors with nothing written.
+TEST(SpmspvGpuCApi, DeviceMemory) {
+  using V = double;
+  using I = std::int32_t;
+  using O = std::int64_t;
+  TestStream stream(TestStream::non_blocking);
+  DeviceCsr<V, I, O> dm(gen::random_rect(70, 90, 6, 12).template convert<V, I, O>());
+  hola_spmspv op = nullptr;
+  ASSERT_EQ(hola_spmspv_create(&op, HOLA_FLOAT64, HOLA_INT32, HOLA_INT64, nullptr, 0),
+            HOLA_SUCCESS);
+  ASSERT_EQ(
+      hola_spmspv_setup_on_stream(op, dm.A.rows, dm.A.cols, dm.A.nnz, dm.A.row_ptr, dm.A.col_idx,
+                                  dm.A.values, HOLA_MEMORY_DEVICE, 0, stream.get()),
+      HOLA_SUCCESS)
+      << hola_spmspv_last_error();
+  DeviceVector<V, I> dv(90, 0.2, 4);
+  const SparseVectorView<V, I> xs = dv.device(VectorFormat::sorted);
+  hola_sparse_vector x{90, xs.nnz, HOLA_SPVEC_SORTED, xs.indices, xs.values, nullptr};
+  for (int form : {0, 1}) {
+    DeviceOutput<V, I> dy(70, form);
+    hola_spmspv_output y{};
+    y.dense = form == 0;
+    y.size = 70;
+    y.dense_values = dy.y.dense;
+    y.indices = dy.y.indices;
+    y.values = dy.y.values;
+    y.capacity = dy.y.capacity;
+    y.want_sorted = 1;
+    ASSERT_EQ(hola_spmspv_apply_on_stream(op, HOLA_OP_N, HOLA_SEMIRING_PLUS_TIMES, &x, nullptr, &y,
+                                          stream.get()),
+              HOLA_SUCCESS)
+        << hola_spmspv_last_error();
+    dy.y.nnz = y.nnz;
+    dy.y.sorted = y.sorted != 0;
+    const auto p = host_problem(dm.host, Op::N, Semiring::plus_times,
+                                dv.hv.view(VectorFormat::sorted), Mask{});
+    EXPECT_EQ(compare_with_reference(p, dy.host()), "") << form;
+    const char* name = nullptr;
+    ASSERT_EQ(hola_spmspv_last_kernel(op, &name), HOLA_SUCCESS);
+    EXPECT_TRUE(find_if(spmspv::candidates().begin(), spmspv::candidates().end(),
+                        [&](auto& c) {
+                          return std::string(c.name) == name && c.memory == Memory::device;
+                        }) != spmspv::candidates().end())
+        << name;
+  }
+  // Errors: an index out of range, host memory as x, a host kernel name on a device matrix;
+  // y untouched.
+  DeviceOutput<V, I> dy(70, 0);
+  hola_spmspv_output y{};
+  y.dense = 1;
+  y.size = 70;
+  y.dense_values = dy.y.dense;
+  std::vector<I> bad = dv.hv.sorted_idx;
+  bad.back() = 90;
+  DM::Array<I> d_bad(with_one(bad));
+  hola_sparse_vector xb = x;
+  xb.indices = d_bad.get();
+  EXPECT_EQ(hola_spmspv_apply_on_stream(op, HOLA_OP_N, HOLA_SEMIRING_PLUS_TIMES, &xb, nullptr, &y,
+                                        stream.get()),
+            HOLA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(hola_spmspv_last_error()).find("outside"), std::string::npos)
+      << hola_spmspv_last_error();
+  hola_sparse_vector xh = x;
+  xh.values = dv.hv.sorted_val.data();
+  EXPECT_EQ(hola_spmspv_apply_on_stream(op, HOLA_OP_N, HOLA_SEMIRING_PLUS_TIMES, &xh, nullptr, &y,
+                                        stream.get()),
+            HOLA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(hola_spmspv_last_error()).find("device memory"), std::string::npos)
+      << hola_spmspv_last_error();
+  const auto untouched = dy.vals.download();
+  EXPECT_TRUE(std::all_of(untouched.begin(), untouched.end(), [](V v) { return std::isnan(v); }));
+  EXPECT_EQ(hola_spmspv_set_validate_vectors(op, 0), HOLA_SUCCESS);
+  EXPECT_EQ(hola_spmspv_destroy(op), HOLA_SUCCESS);
+  hola_spmspv host_kernel = nullptr;
+  ASSERT_EQ(
+      hola_spmspv_create(&host_kernel, HOLA_FLOAT64, HOLA_INT32, HOLA_INT64, "vector_driven", 0),
+      HOLA_SUCCESS);
+  EXPECT_EQ(
+      hola_spmspv_setup_on_stream(host_kernel, dm.A.rows, dm.A.cols, dm.A.nnz, dm.A.row_ptr,
+                                  dm.A.col_idx, dm.A.values, HOLA_MEMORY_DEVICE, 0, stream.get()),
+      HOLA_UNSUPPORTED);
+  EXPECT_EQ(hola_spmspv_destroy(host_kernel), HOLA_SUCCESS);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // SpMSpV on the host: the OpenMP matrix-driven and vector-driven kernels against the sequential
 // reference on every generated family, x densities 0..1, every vector format, mask, semiring, op
 // and output form; the reference against the dense SpMV reference; bad inputs rejected with
-// nothing written; BFS (Graph500 parent rules) and PageRank against simple references.
+// nothing written; BFS (Graph500 parent rules) and PageRank against simple references; the GPU
+// selection's rule and trees (host code: the generated C++ against the Python's picks).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,7 +16,10 @@
 #include <utility>
 #include <vector>
 
+#include "../../plugin/src/spmspv_tree_cases.hpp"
+#include "../../plugin/src/spmspv_tree_generated.hpp"
 #include "hola/generators.hpp"
+#include "hola/gpu_kernels.hpp"
 #include "hola/hola_spmspv.h"
 #include "hola/reference.hpp"
 #include "hola/spmspv.hpp"
@@ -518,6 +522,130 @@ TYPED_TEST(Spmspv, OperatorSelectsAndMatchesReference) {
             status::unsupported);
 }
 
+// The candidate list names every kernel once, with its memory, in the gpu::Kernel order the
+// trees predict in.
+TEST(SpmspvGpuSelection, CandidatesAndTreeKernels) {
+  for (int k = 0; k < 5; ++k) {
+    const std::string name = spmspv::gpu::kernel_name(static_cast<spmspv::gpu::Kernel>(k));
+    int found = 0;
+    for (const auto& c : candidates())
+      if (name == c.name) {
+        ++found;
+        EXPECT_EQ(c.memory, Memory::device) << name;
+      }
+    EXPECT_EQ(found, 1) << name;
+    if (k < 4) EXPECT_EQ(name, detail::kSpmspvTreeKernels[k]);
+  }
+  for (Algorithm a : {Algorithm::reference, Algorithm::matrix_driven, Algorithm::vector_driven}) {
+    int found = 0;
+    for (const auto& c : candidates())
+      if (std::string(algorithm_name(a)) == c.name) {
+        ++found;
+        EXPECT_EQ(c.memory, Memory::host);
+      }
+    EXPECT_EQ(found, 1) << algorithm_name(a);
+  }
+  EXPECT_EQ(candidates().size(), 8u);
+}
+
+GpuCallFeatures features_of(const detail::SpmspvTreeCase& c) {
+  GpuCallFeatures f;
+  f.nnz_x = c.nnz_x;
+  f.nnz = c.nnz;
+  f.n_in = c.n_in;
+  f.n_out = c.n_out;
+  f.max_len = c.max_len;
+  f.std_len = c.std_len;
+  f.densify_ms = c.densify_ms;
+  f.transpose = c.transpose;
+  f.sparse_output = c.sparse_output;
+  f.allowed_fraction = c.allowed_fraction;
+  f.single_precision = c.single_precision;
+  return f;
+}
+
+// The C++ trees and rule give the Python's predictions and picks on the training cases the
+// generator wrote out (bench/selector/train_spmspv.py --out-cases).
+TEST(SpmspvGpuSelection, TreesMatchTheTrainingScript) {
+  const bool all[5] = {true, true, true, true, true};
+  int checked = 0;
+  for (const auto& c : detail::kSpmspvTreeCases) {
+    if (!c.pick) continue;  // a generated file without cases
+    const GpuSelection s = select_gpu_kernel(features_of(c), all);
+    EXPECT_TRUE(s.from_tree);
+    for (int k = 0; k < 4; ++k)
+      EXPECT_DOUBLE_EQ(s.predicted[k], c.predicted[k]) << "case " << checked << " kernel " << k;
+    EXPECT_STREQ(spmspv::gpu::kernel_name(s.kernel), c.pick) << "case " << checked;
+    ++checked;
+  }
+  EXPECT_GT(checked, 20);
+  std::printf("%d generated cases (%s)\n", checked, detail::kSpmspvTreeProvenance);
+}
+
+// The rule around the trees, for every availability pattern on every generated case: a sparse
+// kernel is picked only when available, of least prediction among the available ones, and (when
+// densify can run) predicted faster than densify by the margin; densify otherwise.
+TEST(SpmspvGpuSelection, DensifyUnlessASparseKernelIsPredictedFasterByTheMargin) {
+  int sparse_picks = 0, densify_picks = 0;
+  for (const auto& c : detail::kSpmspvTreeCases) {
+    if (!c.pick) continue;
+    for (int pattern = 1; pattern < 32; ++pattern) {
+      bool available[5];
+      for (int k = 0; k < 5; ++k) available[k] = (pattern >> k) & 1;
+      const GpuSelection s = select_gpu_kernel(features_of(c), available);
+      const int picked = static_cast<int>(s.kernel);
+      ASSERT_TRUE(available[picked]) << pattern;
+      double least = std::numeric_limits<double>::infinity();
+      for (int k = 0; k < 4; ++k)
+        if (available[k]) least = std::min(least, s.predicted[k]);
+      const double bar = -std::log2(s.margin);
+      if (picked == 4) {
+        ++densify_picks;
+        EXPECT_FALSE(least < bar) << "densify picked although a sparse kernel is predicted "
+                                  << least << " < " << bar;
+      } else {
+        ++sparse_picks;
+        EXPECT_EQ(s.predicted[picked], least) << pattern;
+        if (available[4]) EXPECT_LT(s.predicted[picked], bar) << pattern;
+      }
+    }
+  }
+  // Both outcomes occur on the training cases (else the test would check one branch only).
+  EXPECT_GT(sparse_picks, 0);
+  EXPECT_GT(densify_picks, 0);
+}
+
+// Host memory with a device kernel, unknown names, device memory without a usable GPU.
+TEST(SpmspvGpuSelection, KernelNamesAndMemory) {
+  const auto m = gen::poisson2d(6, 5).convert<double, std::int32_t, std::int32_t>();
+  SpmspvOptions o;
+  o.kernel = "vector_balanced";
+  SpmspvOperator<double, std::int32_t, std::int32_t> op(o);
+  EXPECT_EQ(status_of([&] { op.setup(m.view()); }), status::unsupported);
+  o.kernel = "auto";
+  SpmspvOperator<double, std::int32_t, std::int32_t> host(o);
+  host.setup(m.view());
+  EXPECT_EQ(host.memory(), Memory::host);
+  EXPECT_EQ(host.densify_ms(Op::N), -1.0);
+  EXPECT_EQ(status_of([&] { host.set_kernel("fastest"); }), status::invalid_argument);
+  host.set_kernel("densify");  // a device kernel: refused at the next apply on host memory
+  TestVector<double, std::int32_t> tv(30, 0.2, 3);
+  TestOutput<double, std::int32_t> y(30, OutputFormat::dense, true);
+  EXPECT_EQ(status_of([&] {
+              host.apply(Op::N, Semiring::plus_times, tv.view(VectorFormat::sorted), y.out);
+            }),
+            status::unsupported);
+  host.set_kernel("reference");
+  host.apply(Op::N, Semiring::plus_times, tv.view(VectorFormat::sorted), y.out);
+  EXPECT_STREQ(host.last_kernel(), "reference");
+  if (!hola::gpu::gpu_available()) {
+    auto dev = m.view();
+    dev.memory = Memory::device;
+    SpmspvOperator<double, std::int32_t, std::int32_t> d;
+    EXPECT_EQ(status_of([&] { d.setup(dev); }), status::no_device);
+  }
+}
+
 TEST(SpmspvCApi, ApplyAndErrors) {
   const auto m = gen::poisson2d(10, 10).convert<double, std::int32_t, std::int64_t>();
   hola_spmspv op = nullptr;
@@ -586,6 +714,27 @@ TEST(SpmspvCApi, ApplyAndErrors) {
             HOLA_INVALID_ARGUMENT);
   EXPECT_EQ(hola_spmspv_apply(op, HOLA_OP_N, HOLA_SEMIRING_OR_AND, nullptr, nullptr, &y),
             HOLA_INVALID_ARGUMENT);
+  // Setup with an explicit memory kind: an unknown one is refused; host memory as before.
+  x.size = 100;
+  EXPECT_EQ(
+      hola_spmspv_setup_on_stream(op, m.rows, m.cols, m.nnz(), m.row_ptr.data(), m.col_idx.data(),
+                                  m.values.data(), static_cast<hola_memory>(7), 0, nullptr),
+      HOLA_INVALID_ARGUMENT);
+  ASSERT_EQ(
+      hola_spmspv_setup_on_stream(op, m.rows, m.cols, m.nnz(), m.row_ptr.data(), m.col_idx.data(),
+                                  m.values.data(), HOLA_MEMORY_HOST, 0, nullptr),
+      HOLA_SUCCESS);
+  ASSERT_EQ(hola_spmspv_apply_on_stream(op, HOLA_OP_N, HOLA_SEMIRING_PLUS_TIMES, &x, nullptr, &y,
+                                        nullptr),
+            HOLA_SUCCESS);
+  EXPECT_EQ(y.nnz, 11);
+  if (!hola::gpu::gpu_available())
+    EXPECT_EQ(
+        hola_spmspv_setup_on_stream(op, m.rows, m.cols, m.nnz(), m.row_ptr.data(), m.col_idx.data(),
+                                    m.values.data(), HOLA_MEMORY_DEVICE, 0, nullptr),
+        HOLA_NO_DEVICE);
+  EXPECT_EQ(hola_spmspv_set_validate_vectors(op, 1), HOLA_SUCCESS);
+  EXPECT_EQ(hola_spmspv_set_validate_vectors(nullptr, 1), HOLA_INVALID_ARGUMENT);
   EXPECT_EQ(hola_spmspv_destroy(op), HOLA_SUCCESS);
   hola_spmspv op2 = nullptr;
   EXPECT_EQ(

@@ -7,13 +7,23 @@
 // several threads may meet), and the first thread to flip an entry's flag appends it to the
 // list. The output stage writes y from the list (sorted by a radix sort when asked) and resets
 // exactly the listed entries, so a call costs O(touched) outside the matrix-driven kernels.
+// Densify-and-SpMV (Kernel::densify) scatters x into a zeroed dense copy, calls the caller's
+// dense SpMV, then masks a dense y in place, or flags a sparse y's present entries (a pass over
+// the rows of the output side: does any stored entry meet x?) and compacts them in index order
+// with CUB's DeviceSelect; the flags are reset through the list as for the other kernels.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <thrust/iterator/counting_iterator.h>
+
+#include <algorithm>
 #include <cub/cub.cuh>
+#include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "common/cuda_utils.cuh"
 #include "hola/error.hpp"
@@ -327,6 +337,111 @@ __global__ void reset_kernel(const unsigned long long* count, const I* list, V* 
   }
 }
 
+// Densify: bitmap x -> dense values (0 where the bit is clear: the bitmap's values there are
+// unspecified).
+template <class V>
+__global__ void bitmap_dense_kernel(const std::uint32_t* bits, const V* values, std::int64_t n,
+                                    V* dense) {
+  for (std::int64_t j = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < n;
+       j += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    dense[j] = test_bit(bits, j) ? values[j] : V(0);
+}
+
+// Densify, dense y: masked-out entries get the identity (0: plus_times).
+template <class V>
+__global__ void mask_dense_kernel(std::int64_t n, MaskDev mask, V* y) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    if (!mask.allowed(i)) y[i] = V(0);
+}
+
+// Densify, sparse y: output i is present when a stored entry of its row (of A for op N, of A^T
+// for op T) has its column in x. One thread per row, stopping at the first hit.
+template <class I, class O>
+__global__ void presence_pull_kernel(std::int64_t rows, const O* row_ptr, const I* col_idx,
+                                     const std::uint32_t* xbits, MaskDev mask, int* flag) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < rows;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    if (!mask.allowed(i)) continue;
+    for (O k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+      if (test_bit(xbits, static_cast<std::int64_t>(col_idx[k]))) {
+        flag[i] = 1;
+        break;
+      }
+  }
+}
+
+// The same for op T without A^T: the columns of the rows of A that x selects (every writer
+// stores 1: no atomics needed).
+template <class I, class O>
+__global__ void presence_push_kernel(std::int64_t nx, const I* x_idx, const O* row_ptr,
+                                     const I* col_idx, MaskDev mask, int* flag) {
+  for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < nx;
+       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t j = static_cast<std::int64_t>(x_idx[k]);
+    for (O e = row_ptr[j]; e < row_ptr[j + 1]; ++e) {
+      const std::int64_t i = static_cast<std::int64_t>(col_idx[e]);
+      if (mask.allowed(i)) flag[i] = 1;
+    }
+  }
+}
+
+// Column view: positions 0 .. nnz - 1 (the values the sort carries).
+template <class O>
+__global__ void iota_kernel(O* a, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    a[i] = static_cast<O>(i);
+}
+
+// Column view: col_ptr[j] = number of sorted column indices < j, j = 0 .. cols.
+template <class I, class O>
+__global__ void column_offsets_kernel(const I* sorted_cols, std::int64_t nnz, std::int64_t cols,
+                                      O* col_ptr) {
+  for (std::int64_t j = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j <= cols;
+       j += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    std::int64_t lo = 0, hi = nnz;  // first position with a column >= j
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (static_cast<std::int64_t>(sorted_cols[mid]) < j)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    col_ptr[j] = static_cast<O>(lo);
+  }
+}
+
+// Column view: entry k of A^T is A's entry at position[k]: its row (binary search in A's
+// offsets) becomes the column index, its value is copied.
+template <class V, class I, class O>
+__global__ void transpose_entries_kernel(std::int64_t nnz, const O* position, const O* row_ptr,
+                                         std::int64_t rows, const V* values, I* row_idx,
+                                         V* t_values) {
+  for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < nnz;
+       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t p = static_cast<std::int64_t>(position[k]);
+    std::int64_t lo = 0, hi = rows;  // row_ptr[lo] <= p < row_ptr[hi]
+    while (hi - lo > 1) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (static_cast<std::int64_t>(row_ptr[mid]) <= p)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    row_idx[k] = static_cast<I>(lo);
+    t_values[k] = values[p];
+  }
+}
+
+template <class V, class O>
+__global__ void refresh_values_kernel(std::int64_t nnz, const O* position, const V* values,
+                                      V* t_values) {
+  for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < nnz;
+       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    t_values[k] = values[static_cast<std::int64_t>(position[k])];
+}
+
 inline int grid_for(std::int64_t n, int max_blocks = 65535 * 4) {
   std::int64_t b = (n + kBlock - 1) / kBlock;
   if (b < 1) b = 1;
@@ -344,6 +459,97 @@ int bits_for(std::int64_t n) {
 }  // namespace
 }  // namespace detail
 
+// ---------------------------------------------------------------------------------------------
+// DeviceColumnView
+
+template <class V, class I, class O>
+struct DeviceColumnView<V, I, O>::Impl {
+  cuda::DeviceBuffer col_ptr, row_idx, values, position;
+  CsrView<V, I, O> At{};
+};
+
+template <class V, class I, class O>
+DeviceColumnView<V, I, O>::DeviceColumnView() : impl_(std::make_unique<Impl>()) {}
+template <class V, class I, class O>
+DeviceColumnView<V, I, O>::~DeviceColumnView() = default;
+
+template <class V, class I, class O>
+void DeviceColumnView<V, I, O>::build(const CsrView<V, I, O>& A, void* stream_ptr) {
+  using namespace detail;
+  if (A.memory != Memory::device)
+    fail(status::unsupported, "spmspv gpu: the column view needs A in device memory");
+  if (A.rows > 0 && A.rows - 1 > static_cast<std::int64_t>(std::numeric_limits<I>::max()))
+    fail(status::unsupported,
+         "spmspv gpu: the rows of A do not fit the column index type of its column view");
+  cudaStream_t stream = cuda::as_stream(stream_ptr);
+  auto& m = *impl_;
+  const std::int64_t nnz = A.nnz, cols = A.cols;
+  const std::size_t un = static_cast<std::size_t>(nnz > 0 ? nnz : 1);
+  m.col_ptr.resize(static_cast<std::size_t>(cols + 1) * sizeof(O));
+  m.row_idx.resize(un * sizeof(I));
+  m.values.resize(un * sizeof(V));
+  m.position.resize(un * sizeof(O));
+  auto* col_ptr = static_cast<O*>(m.col_ptr.get());
+  auto* position = static_cast<O*>(m.position.get());
+  const int blocks_max = cuda::current_device_info().sm_count * 8;
+  if (nnz == 0) {
+    HOLA_CUDA_CHECK(
+        cudaMemsetAsync(col_ptr, 0, static_cast<std::size_t>(cols + 1) * sizeof(O), stream));
+  } else {
+    // Stable sort of (column, position) pairs by column: entries of a column in row order.
+    cuda::StreamScratch keys(un * sizeof(I), stream), positions(un * sizeof(O), stream);
+    iota_kernel<<<grid_for(nnz, blocks_max), kBlock, 0, stream>>>(positions.as<O>(), nnz);
+    HOLA_CUDA_CHECK_LAUNCH("iota");
+    std::size_t temp_bytes = 0;
+    const int end_bit = bits_for<I>(cols);
+    HOLA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, A.col_idx, keys.as<I>(),
+                                                    positions.as<O>(), position, nnz, 0, end_bit,
+                                                    stream));
+    cuda::StreamScratch temp(temp_bytes > 0 ? temp_bytes : 1, stream);
+    HOLA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.as<void>(), temp_bytes, A.col_idx,
+                                                    keys.as<I>(), positions.as<O>(), position, nnz,
+                                                    0, end_bit, stream));
+    column_offsets_kernel<<<grid_for(cols + 1, blocks_max), kBlock, 0, stream>>>(keys.as<I>(), nnz,
+                                                                                 cols, col_ptr);
+    HOLA_CUDA_CHECK_LAUNCH("column_offsets");
+    transpose_entries_kernel<<<grid_for(nnz, blocks_max), kBlock, 0, stream>>>(
+        nnz, position, A.row_ptr, A.rows, A.values, static_cast<I*>(m.row_idx.get()),
+        static_cast<V*>(m.values.get()));
+    HOLA_CUDA_CHECK_LAUNCH("transpose_entries");
+  }
+  HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  m.At = csr_view<V, I, O>(A.cols, A.rows, nnz, col_ptr, static_cast<I*>(m.row_idx.get()),
+                           static_cast<V*>(m.values.get()), Memory::device);
+}
+
+template <class V, class I, class O>
+void DeviceColumnView<V, I, O>::refresh_values(const CsrView<V, I, O>& A, void* stream_ptr) {
+  using namespace detail;
+  auto& m = *impl_;
+  if (A.nnz != m.At.nnz || A.rows != m.At.cols || A.cols != m.At.rows)
+    fail(status::invalid_argument, "spmspv gpu: column view refreshed from another structure");
+  if (A.nnz == 0) return;
+  cudaStream_t stream = cuda::as_stream(stream_ptr);
+  const int blocks_max = cuda::current_device_info().sm_count * 8;
+  refresh_values_kernel<<<grid_for(A.nnz, blocks_max), kBlock, 0, stream>>>(
+      A.nnz, static_cast<O*>(m.position.get()), A.values, static_cast<V*>(m.values.get()));
+  HOLA_CUDA_CHECK_LAUNCH("refresh_values");
+}
+
+template <class V, class I, class O>
+CsrView<V, I, O> DeviceColumnView<V, I, O>::view() const {
+  return impl_->At;
+}
+
+template <class V, class I, class O>
+std::size_t DeviceColumnView<V, I, O>::bytes() const {
+  const auto& m = *impl_;
+  return m.col_ptr.bytes() + m.row_idx.bytes() + m.values.bytes() + m.position.bytes();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Spmspv
+
 template <class V, class I, class O>
 struct Spmspv<V, I, O>::Impl {
   CsrView<V, I, O> A{}, At{};
@@ -354,6 +560,7 @@ struct Spmspv<V, I, O>::Impl {
   std::size_t temp_bytes = 0;
   int acc_semiring = -1;  // semiring whose identity acc holds (-1: not initialized)
   int sms = 1;
+  DenseSpmv dense_spmv;
 };
 
 template <class V, class I, class O>
@@ -370,7 +577,24 @@ std::size_t Spmspv<V, I, O>::workspace_bytes() const {
 }
 
 template <class V, class I, class O>
-void Spmspv<V, I, O>::setup(const CsrView<V, I, O>& A, const CsrView<V, I, O>* At) {
+void Spmspv<V, I, O>::set_values(const V* A_values, const V* At_values) {
+  auto& m = *impl_;
+  m.A.values = A_values;
+  if (m.has_at) m.At.values = At_values;
+}
+
+template <class V, class I, class O>
+void Spmspv<V, I, O>::set_dense_spmv(DenseSpmv spmv) {
+  impl_->dense_spmv = std::move(spmv);
+}
+template <class V, class I, class O>
+bool Spmspv<V, I, O>::has_dense_spmv() const {
+  return static_cast<bool>(impl_->dense_spmv);
+}
+
+template <class V, class I, class O>
+void Spmspv<V, I, O>::setup(const CsrView<V, I, O>& A, const CsrView<V, I, O>* At,
+                            void* stream_ptr) {
   if (A.memory != Memory::device || (At && At->memory != Memory::device))
     fail(status::unsupported, "spmspv gpu: the matrix must be in device memory");
   if (A.rows < 0 || A.cols < 0 || A.nnz < 0 || (A.rows > 0 && !A.row_ptr) ||
@@ -378,6 +602,7 @@ void Spmspv<V, I, O>::setup(const CsrView<V, I, O>& A, const CsrView<V, I, O>* A
     fail(status::invalid_csr, "spmspv gpu: bad matrix sizes or null arrays");
   if (At && (At->rows != A.cols || At->cols != A.rows || At->nnz != A.nnz))
     fail(status::size_mismatch, "spmspv gpu: A^T does not have the transposed shape of A");
+  cudaStream_t stream = cuda::as_stream(stream_ptr);
   auto& m = *impl_;
   m.A = A;
   m.has_at = At != nullptr;
@@ -392,28 +617,46 @@ void Spmspv<V, I, O>::setup(const CsrView<V, I, O>& A, const CsrView<V, I, O>* A
   m.xbits.resize((un + 31) / 32 * sizeof(std::uint32_t));
   m.xdense.resize(un * sizeof(V));
   m.xlist.resize(un * sizeof(I));
+  // The scan buffers hold int64 (un + 1 each); `start` doubles as densify's dense y (V <= 8
+  // bytes).
   m.lengths.resize((un + 1) * sizeof(std::int64_t));
   m.start.resize((un + 1) * sizeof(std::int64_t));
   m.counters.resize(2 * sizeof(unsigned long long));
   m.err.resize(sizeof(int));
-  // CUB temporary storage: the larger of the scan and the radix sort at the largest size.
-  std::size_t scan_bytes = 0, sort_bytes = 0;
+  // CUB temporary storage: the largest of the scan, the radix sort and densify's selection at
+  // the largest size.
+  std::size_t scan_bytes = 0, sort_bytes = 0, select_bytes = 0;
   HOLA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(
       nullptr, scan_bytes, static_cast<std::int64_t*>(nullptr), static_cast<std::int64_t*>(nullptr),
       static_cast<std::int64_t>(un + 1)));
   HOLA_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, static_cast<I*>(nullptr),
                                                  static_cast<I*>(nullptr),
                                                  static_cast<std::int64_t>(un)));
-  m.temp_bytes = scan_bytes > sort_bytes ? scan_bytes : sort_bytes;
+  HOLA_CUDA_CHECK(cub::DeviceSelect::Flagged(
+      nullptr, select_bytes, thrust::counting_iterator<I>(0), static_cast<const int*>(nullptr),
+      static_cast<I*>(nullptr), static_cast<unsigned long long*>(nullptr),
+      static_cast<std::int64_t>(un)));
+  m.temp_bytes = std::max({scan_bytes, sort_bytes, select_bytes});
   m.temp.resize(m.temp_bytes > 0 ? m.temp_bytes : 1);
-  HOLA_CUDA_CHECK(cudaMemset(m.flag.get(), 0, un * sizeof(int)));
-  HOLA_CUDA_CHECK(cudaMemset(m.counters.get(), 0, 2 * sizeof(unsigned long long)));
+  HOLA_CUDA_CHECK(cudaMemsetAsync(m.flag.get(), 0, un * sizeof(int), stream));
+  HOLA_CUDA_CHECK(cudaMemsetAsync(m.counters.get(), 0, 2 * sizeof(unsigned long long), stream));
   m.acc_semiring = -1;
   int dev = 0;
   HOLA_CUDA_CHECK(cudaGetDevice(&dev));
   HOLA_CUDA_CHECK(cudaDeviceGetAttribute(&m.sms, cudaDevAttrMultiProcessorCount, dev));
-  HOLA_CUDA_CHECK(cudaDeviceSynchronize());
+  HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
+
+namespace detail {
+namespace {
+template <class T>
+bool overlap(const T* a, std::int64_t na, const void* b, std::size_t bytes_b) {
+  if (!a || !b || na <= 0 || bytes_b == 0) return false;
+  const auto pa = reinterpret_cast<std::uintptr_t>(a), pb = reinterpret_cast<std::uintptr_t>(b);
+  return pa < pb + bytes_b && pb < pa + static_cast<std::size_t>(na) * sizeof(T);
+}
+}  // namespace
+}  // namespace detail
 
 template <class V, class I, class O>
 void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
@@ -428,13 +671,22 @@ void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
   if (op != Op::N && op != Op::T) fail(status::invalid_argument, "spmspv gpu: op must be N or T");
   if (!is_valid_semiring(semiring)) fail(status::invalid_argument, "spmspv gpu: unknown semiring");
   if (kernel != Kernel::matrix_direct && kernel != Kernel::matrix_balanced &&
-      kernel != Kernel::vector_direct && kernel != Kernel::vector_balanced)
+      kernel != Kernel::vector_direct && kernel != Kernel::vector_balanced &&
+      kernel != Kernel::densify)
     fail(status::invalid_argument, "spmspv gpu: unknown kernel");
+  const bool densify = kernel == Kernel::densify;
   const bool matrix_kernel = kernel == Kernel::matrix_direct || kernel == Kernel::matrix_balanced;
-  const bool needs_at = matrix_kernel ? op == Op::T : op == Op::N;
+  const bool vector_kernel = !matrix_kernel && !densify;
+  const bool needs_at = matrix_kernel ? op == Op::T : vector_kernel && op == Op::N;
   if (needs_at && !m.has_at)
     fail(status::invalid_argument, std::string("spmspv gpu: ") + kernel_name(kernel) + " with op " +
                                        op_name(op) + " needs A^T (setup's At)");
+  if (densify && semiring != Semiring::plus_times)
+    fail(status::invalid_argument,
+         std::string("spmspv gpu: densify-and-SpMV computes over plus_times only, not ") +
+             semiring_name(semiring));
+  if (densify && !m.dense_spmv)
+    fail(status::invalid_argument, "spmspv gpu: densify needs a dense SpMV (set_dense_spmv)");
   const std::int64_t n_in = op == Op::N ? m.A.cols : m.A.rows;
   const std::int64_t n_out = op == Op::N ? m.A.rows : m.A.cols;
   if (x.size != n_in)
@@ -458,6 +710,25 @@ void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
           ? (n_out > 0 && !y.dense)
           : (y.capacity < 0 || (y.capacity > 0 && (!y.indices || !y.values))))
     fail(status::invalid_argument, "spmspv gpu: y arrays are null");
+  {
+    // y must not overlap what the call reads (x, the mask): it is written while they are read.
+    const std::size_t x_val_bytes = static_cast<std::size_t>(bitmap ? x.size : x.nnz) * sizeof(V);
+    const std::size_t x_idx_bytes = bitmap ? static_cast<std::size_t>((x.size + 31) / 32) * 4
+                                           : static_cast<std::size_t>(x.nnz) * sizeof(I);
+    const void* x_idx = bitmap ? static_cast<const void*>(x.bits) : x.indices;
+    const std::size_t mask_bytes = mask.values ? static_cast<std::size_t>(mask.size) : 0;
+    auto hits = [&](const auto* a, std::int64_t na) {
+      return overlap(a, na, x.values, x_val_bytes) || overlap(a, na, x_idx, x_idx_bytes) ||
+             overlap(a, na, mask.values, mask_bytes);
+    };
+    const bool aliased = y.format == OutputFormat::dense
+                             ? hits(y.dense, n_out)
+                             : hits(y.values, y.capacity) || hits(y.indices, y.capacity) ||
+                                   overlap(y.values, y.capacity, y.indices,
+                                           static_cast<std::size_t>(y.capacity) * sizeof(I));
+    if (aliased)
+      fail(status::aliasing, "spmspv gpu: y overlaps x or the mask (or its own two arrays)");
+  }
 
   auto* acc = static_cast<V*>(m.acc.get());
   auto* flag = static_cast<int*>(m.flag.get());
@@ -478,14 +749,18 @@ void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
     m.acc_semiring = static_cast<int>(semiring);
   }
 
-  // x: bitmap + dense values (matrix kernels, and validation of lists), list (vector kernels).
+  // x: bitmap + dense values (matrix kernels, densify, and validation of lists), list (vector
+  // kernels, densify's presence pass without A^T). Densify's dense copy is zero outside x.
   const std::uint32_t* xb = x.bits;
   const V* xd = x.values;
   HOLA_CUDA_CHECK(cudaMemsetAsync(err, 0, sizeof(int), stream));
   HOLA_CUDA_CHECK(cudaMemsetAsync(counters + 1, 0, sizeof(unsigned long long), stream));
-  if (!bitmap && (matrix_kernel || validate)) {
+  if (!bitmap && (matrix_kernel || densify || validate)) {
     HOLA_CUDA_CHECK(
         cudaMemsetAsync(xbits, 0, static_cast<std::size_t>((n_in + 31) / 32) * 4, stream));
+    if (densify)
+      HOLA_CUDA_CHECK(
+          cudaMemsetAsync(xdense, 0, static_cast<std::size_t>(n_in) * sizeof(V), stream));
     if (x.nnz > 0)
       scatter_list_kernel<<<grid_for(x.nnz, blocks_max), kBlock, 0, stream>>>(
           x.indices, x.values, x.nnz, n_in, x.format == VectorFormat::sorted, xbits, xdense, err);
@@ -517,10 +792,18 @@ void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
       fail(status::invalid_argument, "spmspv gpu: bitmap x has " + std::to_string(popcount) +
                                          " bits set, nnz says " + std::to_string(x.nnz));
   }
+  if (densify && bitmap && n_in > 0) {
+    bitmap_dense_kernel<<<grid_for(n_in, blocks_max), kBlock, 0, stream>>>(x.bits, x.values, n_in,
+                                                                           xdense);
+    HOLA_CUDA_CHECK_LAUNCH("bitmap_dense");
+    xd = xdense;
+  }
+  const bool push_presence =
+      densify && y.format == OutputFormat::sparse && op == Op::T && !m.has_at;
   const I* x_idx = x.indices;
   const V* x_val = x.values;
   bool x_val_dense = false;
-  if (!matrix_kernel && bitmap) {
+  if ((vector_kernel || push_presence) && bitmap) {
     HOLA_CUDA_CHECK(cudaMemsetAsync(counters + 1, 0, sizeof(unsigned long long), stream));
     if (n_in > 0)
       bitmap_to_list_kernel<<<grid_for((n_in + 31) / 32, blocks_max), kBlock, 0, stream>>>(
@@ -531,51 +814,90 @@ void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
   }
 
   MaskDev md{mask.values, mask.complement};
-  const CsrView<V, I, O>& M = (matrix_kernel == (op == Op::N)) ? m.A : m.At;
-  dispatch_semiring(semiring, [&](auto ops) {
-    using S = decltype(ops);
-    switch (kernel) {
-      case Kernel::matrix_direct:
-        if (M.rows > 0)
-          matrix_direct_kernel<S><<<grid_for(M.rows, blocks_max), kBlock, 0, stream>>>(
-              M.rows, M.row_ptr, M.col_idx, M.values, xb, xd, md, acc, flag, list, counters);
-        break;
-      case Kernel::matrix_balanced: {
-        constexpr int per = 16;
-        const std::int64_t threads = (M.nnz + per - 1) / per;
-        if (threads > 0)
-          matrix_balanced_kernel<S>
-              <<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock, 0, stream>>>(
-                  M.rows, M.nnz, per, M.row_ptr, M.col_idx, M.values, xb, xd, md, acc, flag, list,
-                  counters);
-        break;
+  // What the output stage gathers from: the accumulator, or densify's dense y.
+  const V* source = acc;
+  bool listed_sorted = false;  // the list is already in index order (densify's selection)
+  if (densify) {
+    V* yd = y.format == OutputFormat::dense ? y.dense : static_cast<V*>(m.start.get());
+    m.dense_spmv(op, xd, yd, stream);
+    if (y.format == OutputFormat::dense) {
+      if (md.m && n_out > 0) {
+        mask_dense_kernel<<<grid_for(n_out, blocks_max), kBlock, 0, stream>>>(n_out, md, yd);
+        HOLA_CUDA_CHECK_LAUNCH("mask_dense");
       }
-      case Kernel::vector_direct:
-        if (x.nnz > 0)
-          vector_direct_kernel<S><<<grid_for(x.nnz, blocks_max), kBlock, 0, stream>>>(
-              x.nnz, x_idx, x_val, x_val_dense, M.row_ptr, M.col_idx, M.values, md, acc, flag, list,
-              counters);
-        break;
-      case Kernel::vector_balanced: {
-        if (x.nnz == 0) break;
-        auto* len = static_cast<std::int64_t*>(m.lengths.get());
-        auto* start = static_cast<std::int64_t*>(m.start.get());
-        lengths_kernel<<<grid_for(x.nnz, blocks_max), kBlock, 0, stream>>>(x.nnz, x_idx, M.row_ptr,
-                                                                           len);
-        HOLA_CUDA_CHECK_LAUNCH("lengths");
-        // start[nx] = total: scan nx + 1 entries with a trailing 0.
-        HOLA_CUDA_CHECK(cudaMemsetAsync(len + x.nnz, 0, sizeof(std::int64_t), stream));
-        std::size_t tb = m.temp_bytes;
-        HOLA_CUDA_CHECK(
-            cub::DeviceScan::ExclusiveSum(m.temp.get(), tb, len, start, x.nnz + 1, stream));
-        vector_balanced_kernel<S>
-            <<<blocks_max, kBlock, 0, stream>>>(x.nnz, start, x_idx, x_val, x_val_dense, M.row_ptr,
-                                                M.col_idx, M.values, md, acc, flag, list, counters);
-        break;
-      }
+      y.nnz = -1;
+      y.sorted = true;
+      return;
     }
-  });
-  HOLA_CUDA_CHECK_LAUNCH("spmspv kernel");
+    // Present entries flagged (flags are 0 between calls), then listed in index order.
+    if (push_presence) {
+      if (x.nnz > 0)
+        presence_push_kernel<<<grid_for(x.nnz, blocks_max), kBlock, 0, stream>>>(
+            x.nnz, x_idx, m.A.row_ptr, m.A.col_idx, md, flag);
+    } else {
+      const CsrView<V, I, O>& R = op == Op::N ? m.A : m.At;  // rows = outputs
+      if (R.rows > 0)
+        presence_pull_kernel<<<grid_for(R.rows, blocks_max), kBlock, 0, stream>>>(
+            R.rows, R.row_ptr, R.col_idx, xb, md, flag);
+    }
+    HOLA_CUDA_CHECK_LAUNCH("presence");
+    if (n_out > 0) {
+      std::size_t tb = m.temp_bytes;
+      HOLA_CUDA_CHECK(cub::DeviceSelect::Flagged(m.temp.get(), tb, thrust::counting_iterator<I>(0),
+                                                 static_cast<const int*>(flag), list, counters,
+                                                 n_out, stream));
+    }
+    source = yd;
+    listed_sorted = true;
+  } else {
+    const CsrView<V, I, O>& M = (matrix_kernel == (op == Op::N)) ? m.A : m.At;
+    dispatch_semiring(semiring, [&](auto ops) {
+      using S = decltype(ops);
+      switch (kernel) {
+        case Kernel::matrix_direct:
+          if (M.rows > 0)
+            matrix_direct_kernel<S><<<grid_for(M.rows, blocks_max), kBlock, 0, stream>>>(
+                M.rows, M.row_ptr, M.col_idx, M.values, xb, xd, md, acc, flag, list, counters);
+          break;
+        case Kernel::matrix_balanced: {
+          constexpr int per = 16;
+          const std::int64_t threads = (M.nnz + per - 1) / per;
+          if (threads > 0)
+            matrix_balanced_kernel<S>
+                <<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock, 0, stream>>>(
+                    M.rows, M.nnz, per, M.row_ptr, M.col_idx, M.values, xb, xd, md, acc, flag, list,
+                    counters);
+          break;
+        }
+        case Kernel::vector_direct:
+          if (x.nnz > 0)
+            vector_direct_kernel<S><<<grid_for(x.nnz, blocks_max), kBlock, 0, stream>>>(
+                x.nnz, x_idx, x_val, x_val_dense, M.row_ptr, M.col_idx, M.values, md, acc, flag,
+                list, counters);
+          break;
+        case Kernel::vector_balanced: {
+          if (x.nnz == 0) break;
+          auto* len = static_cast<std::int64_t*>(m.lengths.get());
+          auto* start = static_cast<std::int64_t*>(m.start.get());
+          lengths_kernel<<<grid_for(x.nnz, blocks_max), kBlock, 0, stream>>>(x.nnz, x_idx,
+                                                                             M.row_ptr, len);
+          HOLA_CUDA_CHECK_LAUNCH("lengths");
+          // start[nx] = total: scan nx + 1 entries with a trailing 0.
+          HOLA_CUDA_CHECK(cudaMemsetAsync(len + x.nnz, 0, sizeof(std::int64_t), stream));
+          std::size_t tb = m.temp_bytes;
+          HOLA_CUDA_CHECK(
+              cub::DeviceScan::ExclusiveSum(m.temp.get(), tb, len, start, x.nnz + 1, stream));
+          vector_balanced_kernel<S><<<blocks_max, kBlock, 0, stream>>>(
+              x.nnz, start, x_idx, x_val, x_val_dense, M.row_ptr, M.col_idx, M.values, md, acc,
+              flag, list, counters);
+          break;
+        }
+        case Kernel::densify:
+          break;  // handled above
+      }
+    });
+    HOLA_CUDA_CHECK_LAUNCH("spmspv kernel");
+  }
 
   // Output.
   if (y.format == OutputFormat::dense) {
@@ -596,17 +918,18 @@ void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
   const std::int64_t c = static_cast<std::int64_t>(count);
   const bool fits = c <= y.capacity;
   const I* out_list = list;
-  if (fits && y.want_sorted && c > 1) {
+  if (fits && y.want_sorted && !listed_sorted && c > 1) {
     std::size_t tb = m.temp_bytes;
     HOLA_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(
         m.temp.get(), tb, list, static_cast<I*>(m.sorted.get()), c, 0, bits_for<I>(n_out), stream));
     out_list = static_cast<I*>(m.sorted.get());
   }
   if (fits && c > 0) {
-    gather_kernel<<<grid_for(c, blocks_max), kBlock, 0, stream>>>(c, out_list, acc, y.indices,
+    gather_kernel<<<grid_for(c, blocks_max), kBlock, 0, stream>>>(c, out_list, source, y.indices,
                                                                   y.values);
     HOLA_CUDA_CHECK_LAUNCH("gather");
   }
+  // Flags (and, outside densify, the accumulator) back to their resting state, through the list.
   reset_kernel<<<blocks_max, kBlock, 0, stream>>>(counters, list, acc, flag, identity);
   HOLA_CUDA_CHECK_LAUNCH("reset");
   HOLA_CUDA_CHECK(cudaMemsetAsync(counters, 0, sizeof(unsigned long long), stream));
@@ -614,10 +937,58 @@ void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
     fail(status::invalid_argument, "spmspv gpu: y has " + std::to_string(c) +
                                        " entries, capacity is " + std::to_string(y.capacity));
   y.nnz = c;
-  y.sorted = y.want_sorted || c < 2;
+  y.sorted = y.want_sorted || listed_sorted || c < 2;
+}
+
+template <class V, class I, class O>
+double Spmspv<V, I, O>::time_empty_ms(Kernel kernel, Op op, int warmup, int reps,
+                                      void* stream_ptr) {
+  auto& m = *impl_;
+  cudaStream_t stream = cuda::as_stream(stream_ptr);
+  const std::int64_t n_in = op == Op::N ? m.A.cols : m.A.rows;
+  const std::int64_t n_out = op == Op::N ? m.A.rows : m.A.cols;
+  cuda::StreamScratch yd(static_cast<std::size_t>(n_out > 0 ? n_out : 1) * sizeof(V), stream);
+  SparseVectorView<V, I> x;
+  x.size = n_in;
+  x.nnz = 0;
+  x.format = VectorFormat::sorted;
+  x.memory = Memory::device;
+  Output<V, I> y;
+  y.format = OutputFormat::dense;
+  y.size = n_out;
+  y.dense = yd.as<V>();
+  auto once = [&] { apply(kernel, op, Semiring::plus_times, x, Mask{}, y, stream, false); };
+  for (int w = 0; w < warmup; ++w) once();
+  cudaEvent_t e0 = nullptr, e1 = nullptr;
+  HOLA_CUDA_CHECK(cudaEventCreate(&e0));
+  HOLA_CUDA_CHECK(cudaEventCreate(&e1));
+  std::vector<float> t;
+  try {
+    for (int r = 0; r < std::max(reps, 1); ++r) {
+      HOLA_CUDA_CHECK(cudaEventRecord(e0, stream));
+      once();
+      HOLA_CUDA_CHECK(cudaEventRecord(e1, stream));
+      HOLA_CUDA_CHECK(cudaEventSynchronize(e1));
+      float ms = 0;
+      HOLA_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+      t.push_back(ms);
+    }
+  } catch (...) {
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    throw;
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::sort(t.begin(), t.end());
+  const std::size_t k = t.size();
+  return k % 2 ? t[k / 2] : 0.5 * (static_cast<double>(t[k / 2 - 1]) + t[k / 2]);
 }
 
 }  // namespace hola::spmspv::gpu
 
 // Explicit instantiation of the operator for one type combination (inside hola::spmspv::gpu).
-#define HOLA_SPMSPV_GPU_INSTANTIATE(V, I, O) template class Spmspv<V, I, O>;
+#define HOLA_SPMSPV_GPU_INSTANTIATE(V, I, O) \
+  template class Spmspv<V, I, O>;            \
+  template class DeviceColumnView<V, I, O>;

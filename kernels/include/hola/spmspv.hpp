@@ -164,6 +164,25 @@ void multiply(Algorithm algorithm, const Problem<V, I, O>& p, Output<V, I>& y, W
 template <class V, class I, class O>
 std::string compare_with_reference(const Problem<V, I, O>& p, const Output<V, I>& y);
 
+// The reference of one problem computed once (the reference product, the plus_times error
+// bound, the longest row or column), compared with any number of outputs: what
+// compare_with_reference does per call, for callers that check many kernels on one problem
+// (hola-spmspv-bench). Keeps no pointer into p.
+template <class V, class I, class O>
+class ReferenceResult {
+ public:
+  explicit ReferenceResult(const Problem<V, I, O>& p);
+  std::string compare(const Output<V, I>& y) const;  // as compare_with_reference
+  std::int64_t nnz() const { return nnz_; }          // present entries of the reference
+
+ private:
+  Semiring semiring_;
+  std::int64_t n_ = 0, nnz_ = 0, kmax_ = 0;
+  std::vector<double> bound_;
+  std::vector<std::uint8_t> present_;
+  std::vector<V> dense_;
+};
+
 // Features of one product (the selection rule's inputs): nnz of x and the nonzeros of A that
 // the vector-driven kernel would read (sum over x's entries of their column / row lengths).
 struct VectorFeatures {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "hola/csr_view.hpp"
@@ -18,6 +19,9 @@ enum class Kernel : int {
   vector_direct = 2,    // thread per entry of x over its column, atomic write-back
   vector_balanced = 3,  // equal shares of the touched nonzeros per thread (scan of the
                         // column lengths of x's entries), atomic write-back
+  densify = 4,          // densify-and-SpMV: x scattered into a dense vector, one dense SpMV
+                        // (the caller's: Spmspv::set_dense_spmv), the mask applied, a sparse y
+                        // compacted; plus_times only
 };
 
 inline const char* kernel_name(Kernel k) {
@@ -30,18 +34,56 @@ inline const char* kernel_name(Kernel k) {
       return "vector_direct";
     case Kernel::vector_balanced:
       return "vector_balanced";
+    case Kernel::densify:
+      return "densify";
   }
   return "unknown";
 }
 
 #if defined(HOLA_ENABLE_CUDA)
 
-// One matrix structure, its device workspace, and the four kernels. Device memory everywhere
+// True when device code can read p (device, managed, or mapped pinned host memory; null counts
+// as accessible). One cudaPointerGetAttributes call: the validation of the operator's arguments.
+bool device_accessible(const void* p);
+
+// The column view on the device: the CSR of A^T built from A in device memory, with the CSR
+// position of each entry so that new values are copied without a rebuild. Built by a stable CUB
+// radix sort of A's column indices carrying the positions (entries of a column stay in row
+// order: the same arrays as the host ColumnView). Memory: (cols + 1 + nnz) sizeof(O) +
+// nnz (sizeof(I) + sizeof(V)) bytes; the build borrows nnz (sizeof(I) + sizeof(O)) bytes more
+// plus CUB's scratch, freed before it returns.
+template <class V, class I, class O>
+class DeviceColumnView {
+ public:
+  DeviceColumnView();
+  ~DeviceColumnView();
+  DeviceColumnView(const DeviceColumnView&) = delete;
+  DeviceColumnView& operator=(const DeviceColumnView&) = delete;
+
+  // A in device memory, valid (the caller validated it). A's rows must fit I (they become A^T's
+  // column indices). Runs on `stream` (a cudaStream_t) and synchronizes it.
+  void build(const CsrView<V, I, O>& A, void* stream);
+  // Same structure, new values (A.values), on `stream`; no synchronisation.
+  void refresh_values(const CsrView<V, I, O>& A, void* stream);
+  CsrView<V, I, O> view() const;  // A^T, device memory
+  std::size_t bytes() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One matrix structure, its device workspace, and the kernels. Device memory everywhere
 // (A, At, x, mask, y). Workspace: per output entry one V and one int32 flag and one I (touched
 // list) plus a sort buffer of I; per input entry one bit and one V; CUB temporary storage.
+// Kernel::densify uses the same workspace (x's dense copy, the scan buffers as its dense y).
 template <class V, class I, class O>
 class Spmspv {
  public:
+  // y = op(A) x for dense x and y of A's shapes (beta 0: y is not read), queued on `stream`
+  // without allocation or synchronisation: the SpMV of Kernel::densify.
+  using DenseSpmv = std::function<void(Op op, const V* x, V* y, void* stream)>;
+
   Spmspv();
   ~Spmspv();
   Spmspv(const Spmspv&) = delete;
@@ -49,16 +91,32 @@ class Spmspv {
 
   // A, and A^T as a CSR (the column view uploaded, or A itself for a symmetric matrix; may be
   // null: the kernels that need it then refuse), both in device memory. Allocates the workspace
-  // (synchronizes the device).
-  void setup(const CsrView<V, I, O>& A, const CsrView<V, I, O>* At);
+  // on `stream` (a cudaStream_t) and synchronizes it.
+  void setup(const CsrView<V, I, O>& A, const CsrView<V, I, O>* At, void* stream = nullptr);
+
+  // New values for the same structure (A's, and A^T's when setup had one; device memory): the
+  // views are repointed, nothing runs.
+  void set_values(const V* A_values, const V* At_values);
+
+  // The dense SpMV of Kernel::densify (unset: that kernel refuses).
+  void set_dense_spmv(DenseSpmv spmv);
+  bool has_dense_spmv() const;
 
   // y = op(A) x over the semiring with the mask, on `stream` (a cudaStream_t). With
   // `validate` the vector is checked on the device first (range, order, duplicates, bitmap
   // tail and count) and the stream synchronized; on error hola::error is thrown and y is not
   // written. A sparse y synchronizes the stream to learn its nnz (capacity check before
-  // anything is written); a dense y does not.
+  // anything is written); a dense y does not. Kernel::densify: plus_times only; a sparse y's
+  // entries are those some stored a_ij with x_j present reaches (as the other kernels', value 0
+  // included), found by a pass over the rows of A (op N) or A^T (op T; without A^T over the rows
+  // of A that x selects), sorted by index.
   void apply(Kernel kernel, Op op, Semiring semiring, const SparseVectorView<V, I>& x,
              const Mask& mask, Output<V, I>& y, void* stream = nullptr, bool validate = true);
+
+  // Median time (ms, CUDA events) of `reps` applies of `kernel` on `op` with an empty x (plus
+  // `warmup` untimed ones) and a dense y of its own, unvalidated: the fixed cost of a kernel,
+  // which for densify is one dense SpMV. Setup time: allocates y, synchronizes `stream`.
+  double time_empty_ms(Kernel kernel, Op op, int warmup, int reps, void* stream = nullptr);
 
   std::size_t workspace_bytes() const;
 

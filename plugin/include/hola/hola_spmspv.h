@@ -1,7 +1,10 @@
 /* Hola SpMSpV C API: y = op(A) x with a sparse x over a semiring, optional mask on y, y sparse
- * or dense (hola::SpmspvOperator, docs/spmspv.md). Host memory. Every call returns a
- * hola_status; on failure hola_spmspv_last_error() gives the message (thread-local, valid until
- * the next failing call of this API in the same thread). */
+ * or dense (hola::SpmspvOperator, docs/spmspv.md). Host or device memory: the matrix's memory is
+ * given at setup (hola_spmspv_setup_on_stream; hola_spmspv_setup: host), and x, the mask and y
+ * must be in the same memory (on the device they are checked with cudaPointerGetAttributes
+ * while vector validation is on, the default). Every call returns a hola_status; on failure
+ * hola_spmspv_last_error() gives the message (thread-local, valid until the next failing call of
+ * this API in the same thread). */
 #ifndef HOLA_SPMSPV_H
 #define HOLA_SPMSPV_H
 
@@ -65,20 +68,41 @@ typedef struct {
 
 typedef struct hola_spmspv_s* hola_spmspv;
 
-/* kernel: "auto" (NULL), "matrix_driven", "vector_driven", "reference". symmetric != 0: A
- * equals A^T and serves as its own column view (no extra memory). */
+/* kernel: "auto" (NULL); host memory "matrix_driven", "vector_driven", "reference"; device
+ * memory "matrix_direct", "matrix_balanced", "vector_direct", "vector_balanced", "densify"
+ * (densify-and-SpMV, plus_times only). symmetric != 0: A equals A^T and serves as its own
+ * column view (no extra memory). */
 hola_status hola_spmspv_create(hola_spmspv* op, hola_value_type value_type,
                                hola_index_type col_index_type, hola_index_type row_offset_type,
                                const char* kernel, int symmetric);
-/* Validation and column view, once per structure; same arrays, sizes and version: values only. */
+/* Validation and column view, once per structure; same arrays, sizes and version: values only.
+ * Host memory. */
 hola_status hola_spmspv_setup(hola_spmspv op, int64_t rows, int64_t cols, int64_t nnz,
                               const void* row_ptr, const void* col_idx, const void* values,
                               uint64_t structure_version);
+/* The same for arrays in `memory`; on the device it runs on `stream` (a cudaStream_t; NULL: the
+ * legacy default stream), allocates everything the applies need (column view, workspace, the
+ * dense SpMV of densify-and-SpMV), times densify-and-SpMV for the kernel selection, and
+ * synchronises that stream. */
+hola_status hola_spmspv_setup_on_stream(hola_spmspv op, int64_t rows, int64_t cols, int64_t nnz,
+                                        const void* row_ptr, const void* col_idx,
+                                        const void* values, hola_memory memory,
+                                        uint64_t structure_version, void* stream);
 /* mask may be NULL. Nothing is written to y on error. */
 hola_status hola_spmspv_apply(hola_spmspv op, hola_op trans, hola_semiring semiring,
                               const hola_sparse_vector* x, const hola_spmspv_mask* mask,
                               hola_spmspv_output* y);
-/* Name of the kernel the last apply used ("matrix_driven", ...); static storage. */
+/* The same on `stream` (device memory; ignored on the host). Device memory: no allocation; the
+ * stream is synchronised while vectors are validated and for a sparse y (to learn its nnz). */
+hola_status hola_spmspv_apply_on_stream(hola_spmspv op, hola_op trans, hola_semiring semiring,
+                                        const hola_sparse_vector* x, const hola_spmspv_mask* mask,
+                                        hola_spmspv_output* y, void* stream);
+/* Device memory: on != 0 (default) checks x on the device at every apply (indices in range,
+ * order, duplicates, bitmap count; one synchronisation) and the memory of x, the mask and y;
+ * 0: the caller vouches for them. The host path always checks. */
+hola_status hola_spmspv_set_validate_vectors(hola_spmspv op, int on);
+/* Name of the kernel the last apply used ("matrix_driven", "vector_balanced", "densify", ...);
+ * static storage. */
 hola_status hola_spmspv_last_kernel(hola_spmspv op, const char** name);
 hola_status hola_spmspv_destroy(hola_spmspv op);
 const char* hola_spmspv_last_error(void);

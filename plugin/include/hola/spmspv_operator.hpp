@@ -1,50 +1,144 @@
 // SpmspvOperator: y = op(A) x with a sparse x (hola/spmspv.hpp), set up once per matrix
-// structure, the kernel chosen per call from the vector's features. Host memory for now (the
-// GPU kernels of kernels/cuda/spmspv are reached through hola/spmspv_gpu.hpp). docs/spmspv.md.
+// structure, the kernel chosen per call. Host memory: the OpenMP kernels of kernels/spmspv, the
+// hand rule spmspv::select_algorithm. Device memory (builds with CUDA): the GPU kernels of
+// hola/spmspv_gpu.hpp and densify-and-SpMV (x scattered into a dense vector, one SpMV with
+// hola::Operator), chosen by trees trained on hola-spmspv-bench measurements
+// (spmspv::select_gpu_kernel). docs/spmspv.md.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "hola/csr_view.hpp"
+#include "hola/operator.hpp"
 #include "hola/spmspv.hpp"
+#include "hola/spmspv_gpu.hpp"
 
 namespace hola {
 
+namespace spmspv {
+
+// The kernels the operator can run: one list for both memories (the `kernel` option takes
+// "auto" or one of these names; a name of the other memory is refused at setup).
+struct Candidate {
+  const char* name;
+  Memory memory;
+  const char* needs;  // what it needs beyond A and x ("" when nothing)
+};
+const std::vector<Candidate>& candidates();
+
+// The per-call inputs of the GPU selection (docs/spmspv.md, "Selection on the GPU"), all known
+// on the host: nothing is read back from the device. M is the matrix the vector-driven kernels
+// walk (A^T for op N, A for op T): n_in rows, n_out columns, its row-length statistics computed
+// once per structure at setup.
+struct GpuCallFeatures {
+  std::int64_t nnz_x = 0;
+  std::int64_t nnz = 0;  // nonzeros of A
+  std::int64_t n_in = 0, n_out = 0;
+  std::int64_t max_len = 0;  // longest row of M
+  double std_len = 0;        // standard deviation of M's row lengths
+  double densify_ms = 0;     // densify-and-SpMV's time on this op (measured at setup)
+  bool transpose = false;
+  bool sparse_output = false;
+  double allowed_fraction = 1;  // of y, by the mask (Mask::allowed / size; 1 when unknown)
+  bool single_precision = false;
+};
+
+struct GpuSelection {
+  gpu::Kernel kernel = gpu::Kernel::densify;
+  // Predicted log2(time / densify-and-SpMV time) of matrix_direct .. vector_balanced (the
+  // gpu::Kernel values 0..3); NaN when not predicted.
+  double predicted[4];
+  double margin = 1;       // a sparse kernel is taken when predicted faster than densify by this
+  bool from_tree = false;  // false: no tree trained for any precision (fallback order)
+};
+
+// The GPU selection: the available sparse kernel of least predicted time, taken when predicted
+// faster than densify-and-SpMV by the trees' margin; otherwise densify when available (the
+// default: a sparse kernel must earn its place), else that sparse kernel. `available[k]` for
+// k = gpu::Kernel values 0..4 (densify 4); at least one must be. Without trees: densify, else
+// vector_balanced, matrix_balanced, vector_direct, matrix_direct, the first available.
+GpuSelection select_gpu_kernel(const GpuCallFeatures& f, const bool available[5]);
+
+}  // namespace spmspv
+
 struct SpmspvOptions {
-  // "auto" (the selection rule of spmspv::select_algorithm), "matrix_driven", "vector_driven"
-  // or "reference".
+  // "auto", or a name of spmspv::candidates(): host "matrix_driven", "vector_driven",
+  // "reference"; device "matrix_direct", "matrix_balanced", "vector_direct", "vector_balanced",
+  // "densify".
   std::string kernel = "auto";
-  bool validate = true;     // check the CSR structure at setup (the vectors are always checked)
+  bool validate = true;     // check the CSR structure at setup (on the GPU for device memory)
   bool symmetric = false;   // A equals A^T (pattern and values): A serves as its column view
   bool column_view = true;  // build the column view at setup (needed by vector-driven op N
                             // and matrix-driven op T); off: those kernels are not used
+  // Device memory: check x on the device at every apply (range, order, duplicates, bitmap
+  // count: one pass over x and a stream synchronisation) and that x, the mask and y are device
+  // memory (cudaPointerGetAttributes). Off: the caller vouches for them (a bad index is then
+  // undefined behaviour). Host memory: the vectors are always checked.
+  bool validate_vectors = true;
+  // Device memory: the dense SpMV of densify-and-SpMV (hola::Operator; kernel "auto").
+  OperatorOptions dense{};
+  // Device memory: densify-and-SpMV's time (ms) per op for the selection. Negative: measured at
+  // setup (CUDA events, median of 5 calls after 2 warm-up calls, with an empty x). Set them for
+  // a selection that does not depend on a measurement (tests).
+  double densify_ms_n = -1, densify_ms_t = -1;
 };
 
 template <class V, class I, class O>
 class SpmspvOperator {
  public:
   explicit SpmspvOperator(SpmspvOptions options = {});
+  ~SpmspvOperator();
+  SpmspvOperator(SpmspvOperator&&) noexcept;
+  SpmspvOperator& operator=(SpmspvOperator&&) noexcept;
 
-  // Analysis once per structure: validation, the column view ((cols + 1 + nnz) sizeof(O) +
-  // nnz (sizeof(I) + sizeof(V)) bytes). The same arrays, sizes and structure_version again:
-  // only the values are refreshed.
-  void setup(const CsrView<V, I, O>& A, std::uint64_t structure_version = 0);
+  // Analysis once per structure, on `stream` (a cudaStream_t; device memory only): validation,
+  // the column view ((cols + 1 + nnz) sizeof(O) + nnz (sizeof(I) + sizeof(V)) bytes, on the
+  // host or the device as A). Device memory also: the GPU workspace, the dense SpMV's setup
+  // (both ops), the row-length statistics of A and A^T and the densify-and-SpMV timing; it
+  // synchronizes `stream`. The same arrays, sizes and structure_version again: only the values
+  // are refreshed (no synchronisation on the device).
+  void setup(const CsrView<V, I, O>& A, std::uint64_t structure_version = 0,
+             void* stream = nullptr);
 
-  // y = op(A) x over `semiring`, with `mask` on y (default: none). Validates x, the mask and y
-  // first; on error throws hola::error and writes nothing to y.
+  // y = op(A) x over `semiring`, with `mask` on y (default: none); x, the mask and y in A's
+  // memory. Validates first; on error throws hola::error and writes nothing to y. Device
+  // memory: queued on `stream` without allocation; synchronizes it when validating x and for
+  // a sparse y (its count), a dense y otherwise needs none.
   void apply(Op op, spmspv::Semiring semiring, const spmspv::SparseVectorView<V, I>& x,
-             spmspv::Output<V, I>& y, const spmspv::Mask& mask = {});
+             spmspv::Output<V, I>& y, const spmspv::Mask& mask = {}, void* stream = nullptr);
+
+  // Another kernel for the next applies ("auto" or a candidate of A's memory; checked at the
+  // next apply for the memory): what hola-spmspv-bench times each candidate with.
+  void set_kernel(const std::string& kernel);
+  // SpmspvOptions::validate_vectors for the next applies.
+  void set_validate_vectors(bool on) { options_.validate_vectors = on; }
 
   bool is_setup() const { return setup_done_; }
-  // Kernel used by the last apply and why (the features and the rule's comparison).
+  Memory memory() const { return A_.memory; }
+  // Kernel used by the last apply ("matrix_driven", "vector_balanced", "densify", ...) and
+  // why (the features, and on the GPU each sparse kernel's prediction and the margin).
+  const char* last_kernel() const { return last_kernel_; }
+  std::string last_reason() const;
+  // Host memory: the host kernel of the last apply.
   spmspv::Algorithm last_algorithm() const { return last_; }
-  const std::string& last_reason() const { return reason_; }
-  std::size_t column_view_bytes() const { return columns_.bytes(); }
-  std::size_t workspace_bytes() const { return ws_.bytes(); }
+  // Densify-and-SpMV's time for op (ms) that the GPU selection uses (measured at setup or given
+  // in the options); -1 on the host or before setup, or when op cannot densify.
+  double densify_ms(Op op) const;
+  std::size_t column_view_bytes() const;
+  // Host: the host workspace. Device: the GPU workspace plus the dense SpMV's (the column view
+  // apart).
+  std::size_t workspace_bytes() const;
   const SpmspvOptions& options() const { return options_; }
 
  private:
+  struct Device;  // the GPU path's state (plugin/src/spmspv_operator.cpp)
+  void setup_device(const CsrView<V, I, O>& A, std::uint64_t structure_version, void* stream);
+  void apply_device(Op op, spmspv::Semiring semiring, const spmspv::SparseVectorView<V, I>& x,
+                    spmspv::Output<V, I>& y, const spmspv::Mask& mask, void* stream);
+
   SpmspvOptions options_;
   bool setup_done_ = false;
   CsrView<V, I, O> A_{};
@@ -54,7 +148,9 @@ class SpmspvOperator {
   bool has_at_ = false;
   spmspv::Workspace<V, I> ws_;
   spmspv::Algorithm last_ = spmspv::Algorithm::matrix_driven;
-  std::string reason_;
+  const char* last_kernel_ = "";
+  std::string reason_;  // host path
+  std::unique_ptr<Device> device_;
 };
 
 }  // namespace hola
