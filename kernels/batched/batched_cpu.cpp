@@ -350,11 +350,15 @@ void check_plan(const Plan& p, Format format, std::size_t value_bytes) {
 // ---- The auto rule (docs/batched.md "The auto rule"). Its constants, in one place. ----
 namespace {
 
-// csr_tiled instead of csr_scalar from this mean row length. NOT MEASURED: chosen from the H200
-// sweep at 2f6d850, where a thread per row was the best CSR plan on every batch of mean row
-// length <= 6 and lost to block-diagonal cuSPARSE on every `wide` batch (mean 15-16, rows of
-// 0..32 entries), where its warps wait for their longest row and read uncoalesced.
+// csr_tiled instead of csr_scalar when rows average at least kTiledMinMeanRowNnz entries and the
+// matrices at least kTiledMinMeanRows rows. Measured on an H100 at 56996ca
+// (bench/results/2026-11-26-h100-56996ca/): a thread per row was the best CSR plan on
+// every batch of mean row length <= 6; on the `wide` batches (rows of 0..32 entries, mean 16)
+// csr_tiled beat it only with matrices of 256..1024 rows (806 against 1619 us double, 589
+// against 645 float), tied at 64..256 rows in double and lost in float (160 against 114 us),
+// and lost at 16..64 rows (52 against 38 us float).
 constexpr double kTiledMinMeanRowNnz = 8.0;
+constexpr double kTiledMinMeanRows = 320.0;
 // csr_tiled's group: the smallest power of two (32..256 threads) with which a matrix of the mean
 // size spans at most this many tiles. Several tiles keep the group's last, partly filled tile a
 // small share; fewer, larger groups would idle more lanes on it.
@@ -381,10 +385,13 @@ Plan choose_plan(const Features& f, Format format, std::size_t value_bytes, Kern
   } else if (format == Format::ell) {
     p.kernel = Kernel::ell;
   } else {
-    // A thread per row for short rows (measured best there); tiles for longer ones (not yet
-    // measured; csr_vector, a warp per row, is no longer picked: csr_tiled gives a row up to 32
-    // lanes too, and its threshold had never been measured either).
-    p.kernel = f.mean_row_nnz() >= kTiledMinMeanRowNnz ? Kernel::csr_tiled : Kernel::csr_scalar;
+    // A thread per row, except for long rows in large matrices (measured, see above);
+    // csr_vector, a warp per row, is no longer picked: it was never the best CSR plan.
+    const double mean_rows =
+        f.count > 0 ? static_cast<double>(f.total_rows) / static_cast<double>(f.count) : 0.0;
+    p.kernel = f.mean_row_nnz() >= kTiledMinMeanRowNnz && mean_rows >= kTiledMinMeanRows
+                   ? Kernel::csr_tiled
+                   : Kernel::csr_scalar;
   }
   if (p.kernel == Kernel::csr_vector) {
     // One warp per row: as many warps as rows of the largest matrix, 1..8 warps.

@@ -684,19 +684,33 @@ TEST(BatchedPlan, RuleFollowsFeatures) {
   f.total_nnz = 1000 * 20 * 7;  // mean row length 7: still a thread per row
   f.max_row_nnz = 32;
   EXPECT_EQ(choose_plan(f, Format::csr, sizeof(double)).kernel, Kernel::csr_scalar);
-  f.total_nnz = 1000 * 20 * 16;  // mean row length 16 (the `wide` batches): tiles
+  f.total_nnz = 1000 * 20 * 16;  // mean row length 16 but 20 rows a matrix: a thread per row
+  EXPECT_EQ(choose_plan(f, Format::csr, sizeof(double)).kernel, Kernel::csr_scalar);
+  f.count = 10;  // 2000 rows a matrix, mean row length 16: tiles
+  f.max_rows = 2000;
+  f.max_cols = 2000;
   p = choose_plan(f, Format::csr, sizeof(double));
   EXPECT_EQ(p.kernel, Kernel::csr_tiled);
-  EXPECT_EQ(p.group_threads, 32);  // 320 entries a matrix: 3 tiles of 4 * 32
-  EXPECT_TRUE(p.stage_x);
-  f.total_nnz = 1000 * 20 * 40;  // mean row length 40: tiles, x staged
+  EXPECT_EQ(p.group_threads, 256);  // 32000 entries a matrix: more than 3 tiles of 4 * 256
+  EXPECT_TRUE(p.stage_x);           // 16 KB of x
+  EXPECT_EQ(p.stage_cols, 2000);
+  f.count = 100;  // 200 rows a matrix, mean row length 40: a thread per row (too few rows)
+  f.total_nnz = 100 * 200 * 40;
+  f.max_rows = 200;
+  f.max_cols = 20;
   f.max_row_nnz = 64;
+  EXPECT_EQ(choose_plan(f, Format::csr_shared, sizeof(float)).kernel, Kernel::csr_scalar);
+  f.count = 50;  // 400 rows a matrix: tiles
+  f.max_rows = 400;
   p = choose_plan(f, Format::csr_shared, sizeof(float));
   EXPECT_EQ(p.kernel, Kernel::csr_tiled);
-  EXPECT_EQ(p.group_threads, 128);  // 800 entries a matrix: at most 3 tiles of 4 * 128
-  EXPECT_EQ(p.matrices_per_block(), 2);
+  EXPECT_EQ(p.group_threads, 256);
+  EXPECT_EQ(p.matrices_per_block(), 1);
   EXPECT_TRUE(p.stage_x);
   EXPECT_EQ(p.stage_cols, 20);
+  f.count = 1000;
+  f.total_rows = 1000 * 20;
+  f.total_nnz = 1000 * 20 * 40;
   // Forced csr_vector: as many warps as rows of the largest matrix (20: 8 warps), x staged.
   p = choose_plan(f, Format::csr_shared, sizeof(float), Kernel::csr_vector);
   EXPECT_EQ(p.group_threads, 256);
@@ -836,13 +850,13 @@ TEST(BatchedPlan, SharedMemoryAndPlanChecks) {
   f.total_nnz = 400 * 20;
   f.max_row_nnz = 30;
   f.max_cols = static_cast<std::int64_t>(kStageBytesLimit / (8 * 8));  // fits 48 KiB, 8 a block
-  const Plan r = choose_plan(f, Format::csr, 8);
+  const Plan r = choose_plan(f, Format::csr, 8, Kernel::csr_tiled);
   EXPECT_EQ(r.kernel, Kernel::csr_tiled);
   EXPECT_EQ(r.group_threads, 32);
   EXPECT_FALSE(r.stage_x);
   EXPECT_EQ(code(r, Format::csr, 8), status::success);
   f.max_cols = 100;
-  EXPECT_TRUE(choose_plan(f, Format::csr, 8).stage_x);
+  EXPECT_TRUE(choose_plan(f, Format::csr, 8, Kernel::csr_tiled).stage_x);
 }
 
 TEST(BatchedFeatures, FromValidate) {
