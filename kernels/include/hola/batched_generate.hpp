@@ -141,6 +141,24 @@ BatchData<V, I> make_batch(const std::vector<SmallMatrix<V>>& ms, Format format)
   return d;
 }
 
+// Row i of m: k distinct columns out of cand (all of m's columns, reordered in place), sorted,
+// values from val. Partial Fisher-Yates: the first k candidates become a random subset.
+template <class V>
+void append_random_row(SmallMatrix<V>& m, std::int64_t i, std::int64_t k,
+                       std::vector<std::int64_t>& cand, std::uniform_real_distribution<double>& val,
+                       std::mt19937_64& rng) {
+  const std::int64_t cols = static_cast<std::int64_t>(cand.size());
+  for (std::int64_t t = 0; t < k; ++t)
+    std::swap(cand[t], cand[std::uniform_int_distribution<std::int64_t>(t, cols - 1)(rng)]);
+  std::vector<std::int64_t> picked(cand.begin(), cand.begin() + k);
+  std::sort(picked.begin(), picked.end());
+  for (auto c : picked) {
+    m.r.push_back(i);
+    m.c.push_back(c);
+    m.v.push_back(static_cast<V>(val(rng)));
+  }
+}
+
 // Random rows x cols matrix: each row gets 0..max_row entries at distinct random columns
 // (sorted), long_row_fraction of rows are dense-ish (up to all columns), values in [-1, 1].
 template <class V>
@@ -156,16 +174,7 @@ SmallMatrix<V> random_matrix(std::int64_t rows, std::int64_t cols, std::int64_t 
     if (cols == 0) break;
     const std::int64_t cap = u(rng) < long_row_fraction ? cols : std::min(cols, max_row);
     const std::int64_t k = std::uniform_int_distribution<std::int64_t>(0, cap)(rng);
-    // Partial Fisher-Yates: the first k candidates are a random subset.
-    for (std::int64_t t = 0; t < k; ++t)
-      std::swap(cand[t], cand[std::uniform_int_distribution<std::int64_t>(t, cols - 1)(rng)]);
-    std::vector<std::int64_t> picked(cand.begin(), cand.begin() + k);
-    std::sort(picked.begin(), picked.end());
-    for (auto c : picked) {
-      m.r.push_back(i);
-      m.c.push_back(c);
-      m.v.push_back(static_cast<V>(val(rng)));
-    }
+    append_random_row(m, i, k, cand, val, rng);
   }
   return m;
 }
@@ -210,15 +219,7 @@ SmallMatrix<V> matrix_with_row_lengths(const std::vector<std::int64_t>& lengths,
   for (std::int64_t j = 0; j < cols; ++j) cand[j] = j;
   for (std::int64_t i = 0; i < m.rows; ++i) {
     const std::int64_t k = std::min(lengths[static_cast<std::size_t>(i)], cols);
-    for (std::int64_t t = 0; t < k; ++t)
-      std::swap(cand[t], cand[std::uniform_int_distribution<std::int64_t>(t, cols - 1)(rng)]);
-    std::vector<std::int64_t> picked(cand.begin(), cand.begin() + k);
-    std::sort(picked.begin(), picked.end());
-    for (auto c : picked) {
-      m.r.push_back(i);
-      m.c.push_back(c);
-      m.v.push_back(static_cast<V>(val(rng)));
-    }
+    append_random_row(m, i, k, cand, val, rng);
   }
   return m;
 }
