@@ -4,8 +4,7 @@
 // matrices, 1 x 1, rows longer than a warp and than csr_tiled's tiles, every row empty, wide
 // rows, mixed sizes 1..1024, shared patterns), float / double, int32 / int64, alpha / beta
 // cases, NaN-poisoned y, repeated applies (bitwise reproducible), a non-blocking stream, and
-// BatchedOperator on device memory. The csr_tiled cases are NOT YET RUN on a GPU
-// (docs/batched.md).
+// BatchedOperator on device memory. All of it passes on an H100 at 56996ca (docs/batched.md).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 

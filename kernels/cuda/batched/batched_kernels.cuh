@@ -4,8 +4,8 @@
 // synchronises once. Every row is summed in a fixed order: no floating-point atomics, results
 // are reproducible. Included by the instantiation files batched_*.cu only.
 //
-// csr_tiled is NOT YET RUN ON A GPU: written and compiled without access to one (its algorithm
-// runs on the CPU in tiled_emulate, hola/batched_tiled.hpp, under the unit tests).
+// Every kernel here passes batched_gpu_test on an H100 (56996ca); csr_tiled's algorithm also runs
+// on the CPU in tiled_emulate (hola/batched_tiled.hpp) under the unit tests.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -1,5 +1,5 @@
 // Batched SpMV on the GPU (kernels/cuda/batched/): declarations, available only in builds with
-// HOLA_ENABLE_CUDA (docs/batched.md; csr_tiled not yet run on a GPU).
+// HOLA_ENABLE_CUDA (docs/batched.md).
 #pragma once
 
 #include "hola/batched.hpp"
