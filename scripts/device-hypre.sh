@@ -5,12 +5,16 @@
 #    prebuilt prefix packed in HYPRE_PREBUILT_TAR when present and loadable here, else HYPRE's
 #    src/ from .carry/hypre-src.tar.xz (scripts/fetch-hypre-src.sh makes it) built for the GPU
 #    found (shared, MPI on, Umpire off) into WORK/install;
-# 2. builds exactly Hola's HYPRE adapter (libholahypre), hypre_adapter_test and hypre_krylov
-#    against it in WORK/hola (Hola with CUDA: the adapter's device path);
+# 2. builds exactly Hola's HYPRE adapter (libholahypre), hypre_adapter_test, hypre_krylov and
+#    hypre_matvec_calls against it in WORK/hola (Hola with CUDA: the adapter's device path);
 # 3. runs hypre_krylov: a smoke run, then 3D Poisson (-n $HYPRE_N, default 100) with PCG, GMRES,
 #    FlexGMRES and BiCGSTAB, without and with BoomerAMG, each $HYPRE_REPEAT times (default 3) with
 #    HYPRE's own matvec and with Hola's (--mode compare); matrix and vectors in device memory
 #    (hypre_krylov moves them there when HYPRE is built for GPUs);
+# 3b. runs hypre_matvec_calls: microseconds per call of HYPRE's matvec and of Hola's (the PCG hook,
+#    HolaHypreMatvecApply, the diagonal block's hola::Operator) on 3D Poisson (-n $HYPRE_CALLS_N,
+#    default 200), $HYPRE_CALLS calls (default 1000) x 3 rounds, in device memory, on 1 rank and,
+#    when HYPRE_CALLS_NP (default HYPRE_NP) is above 1, on that many ranks too;
 # 4. runs the adapter's ctest cases (hypre_adapter_np1/2/4, hypre_krylov_demo_np2): on a GPU
 #    machine a skipped case counts as a failure (no evidence);
 # 5. when nsys is there, traces one Hola solve and lists its kernels and memory copies.
@@ -23,7 +27,8 @@
 # Writes into OUT: hypre.json (the solves: iterations, residuals, setup and solve times with HYPRE's
 # matvec and with Hola's, Hola's kernel and product counts; build times; ctest result),
 # hypre-summary.txt (times, GPU, commit), hypre-build.log, hypre-hola-build.log, hypre-tests.log,
-# hypre-krylov-*.log and .json, hypre-nsys-*.txt.
+# hypre-krylov-*.log and .json, hypre-matvec-calls-n<N>[-np<P>].log and .json (hypre.json's
+# "matvec_calls"; the summary has their microseconds per call and Hola hook / HYPRE), hypre-nsys-*.txt.
 # Environment: OUT, HOLA_ROOT, JOBS (env.sh), HYPRE_SRC_TAR (default .carry/hypre-src.tar.xz),
 # HYPRE_PREBUILT_TAR (default .carry/hypre-cuda-prebuilt.tar.xz: an installed HYPRE prefix packed
 # with tar -C <prefix> -cJf <file> .), HYPRE_WORK (default build-hypre: git-ignored, kept between
@@ -31,7 +36,10 @@
 # the solves, default 1), HYPRE_REPEAT, HYPRE_RUN_TIMEOUT (seconds per hypre_krylov process,
 # default 240), HYPRE_KRYLOV_ARGS (more hypre_krylov arguments), HYPRE_EXTRA_CMAKE (more HYPRE
 # CMake options, e.g. -DHYPRE_ENABLE_CURAND=OFF where a library is missing), HYPRE_RUN_MIN (seconds
-# the solves need after the builds, default 150), HOLA_COMMIT.
+# the solves need after the builds, default 150), HYPRE_CALLS_N (grid side of hypre_matvec_calls,
+# default 200: 8e6 rows), HYPRE_CALLS (timed calls per case and round, default 1000),
+# HYPRE_CALLS_NP (ranks of its second run, default HYPRE_NP; 1: one run only; each run is limited
+# by HYPRE_RUN_TIMEOUT too), HOLA_COMMIT.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$HOLA_ROOT" || exit 1
@@ -224,7 +232,7 @@ if ! [ -f "$hola_build/.hola-configured" ] ||
   echo "$hola_key" > "$hola_build/.hola-configured"
 fi
 timed hola-build cmake --build "$hola_build" -j "$jobs" --target holahypre hypre_adapter_test \
-  hypre_krylov >> "$OUT/hypre-hola-build.log" 2>&1
+  hypre_krylov hypre_matvec_calls >> "$OUT/hypre-hola-build.log" 2>&1
 rc=$?
 [ $rc -eq 124 ] || [ $rc -eq 130 ] && incomplete "Hola build"
 [ $rc -eq 0 ] || { note "HOLA HYPRE BUILD FAILED"; grep -A8 -m5 "error" "$OUT/hypre-hola-build.log"; exit 1; }
@@ -271,6 +279,75 @@ for precond in none amg; do
     --repeat "$repeat" --json "$OUT/hypre-krylov-n$n-$precond.json"
 done
 
+# ---- 3b. hypre_matvec_calls: microseconds per product, HYPRE's matvec and Hola's ----
+calls_bin="$hola_build/solvers_demo/hypre_krylov/hypre_matvec_calls"
+calls_n="${HYPRE_CALLS_N:-200}"
+calls="${HYPRE_CALLS:-1000}"
+calls_np="${HYPRE_CALLS_NP:-$np}"
+calls_files=()  # the result JSON of each run (hypre.json's "matvec_calls")
+# calls_json <file> entry|line: the run's result with the ratios Hola hook / HYPRE added (entry),
+# or one summary line of its microseconds per call (line). Needs python3.
+calls_json() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+ratios = {}
+for b in ("beta0", "beta1"):
+    hypre, hook = r.get("hypre_%s_us" % b), r.get("hook_%s_us" % b)
+    ratios[b] = round(hook / hypre, 4) if hypre and hook else None
+if sys.argv[2] == "entry":
+    r["hook_over_hypre_beta0"] = ratios["beta0"]
+    r["hook_over_hypre_beta1"] = ratios["beta1"]
+    print(json.dumps(r, indent=1))
+else:
+    parts = []
+    for b, label in (("beta0", "beta 0"), ("beta1", "beta 1")):
+        us = " ".join("%s %.1f" % (k, r["%s_%s_us" % (k, b)]) for k in ("hypre", "hook", "apply", "local")
+                      if "%s_%s_us" % (k, b) in r)
+        ratio = "%.3f" % ratios[b] if ratios[b] is not None else "-"
+        parts.append("%s: %s; hook/hypre %s" % (label, us, ratio))
+    print("hypre: matvec calls %s, %s rank(s), %s memory%s, us/call (median) %s%s" % (
+        r.get("problem"), r.get("ranks"), r.get("memory"),
+        " (%s)" % r["gpu"] if r.get("gpu") else "", " | ".join(parts),
+        "" if r.get("ok") else " [NOT OK]"))
+PY
+}
+run_calls() {  # ranks
+  local ranks="$1" tag="n$calls_n"
+  [ "$ranks" -gt 1 ] && tag="$tag-np$ranks"
+  local log="$OUT/hypre-matvec-calls-$tag.log" json="$OUT/hypre-matvec-calls-$tag.json"
+  rm -f "$json"
+  local secs=$(($(left) - 10))
+  [ "$secs" -gt "$run_timeout" ] && secs="$run_timeout"
+  [ "$secs" -gt 20 ] || { note "matvec calls $tag: no time left"; status=3; return; }
+  local args=(-n "$calls_n" --calls "$calls" --rounds 3 --output "$json")
+  echo "mpiexec -n $ranks $calls_bin ${args[*]}" > "$log"
+  local t
+  t=$(date +%s)
+  timeout --kill-after=10 "$secs" mpiexec -n "$ranks" "${mpi_flags[@]}" "$calls_bin" "${args[@]}" \
+    >> "$log" 2>&1
+  local rc=$?
+  note "matvec calls $tag: exit $rc ($(($(date +%s) - t)) s)"
+  case $rc in
+    0) ;;
+    124 | 137) note "matvec calls $tag: stopped after $secs s (HYPRE_RUN_TIMEOUT, time left)"; status=1 ;;
+    77) note "matvec calls $tag: skipped on the GPU machine ($(grep -m1 SKIPPED "$log"))"; status=1 ;;
+    *) status=1; tail -15 "$log" ;;
+  esac
+  # Evidence: device memory, Hola's products equal to HYPRE's, no analysis during the timing.
+  [ $rc -eq 0 ] && ! grep -q "device memory" "$log" && { note "matvec calls $tag: not on device memory"; status=1; }
+  grep -E "^hypre_matvec_calls:|^analyses|^beta|^[01] |^Hola hook" "$log" | tee -a "$SUMMARY"
+  if [ -s "$json" ]; then
+    calls_files+=("$json")
+    command -v python3 >/dev/null 2>&1 && calls_json "$json" line | tee -a "$SUMMARY"
+  elif [ $rc -eq 0 ]; then
+    note "matvec calls $tag: no $json"
+    status=1
+  fi
+}
+run_calls 1
+[ "$calls_np" -gt 1 ] && run_calls "$calls_np"
+
 # ---- 4. ctest cases of the adapter (after the solves: they must not take the solves' time) ----
 ctest_result="not run (no time left)"
 if [ "$(left)" -gt 60 ]; then
@@ -289,7 +366,8 @@ else
   status=3
 fi
 
-# hypre.json: this run's setting and every comparison solve (hypre_krylov --json).
+# hypre.json: this run's setting, every comparison solve (hypre_krylov --json) and the
+# hypre_matvec_calls results (--output).
 gpu="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 {
   printf '{"commit": "%s", "gpu": "%s", "hypre": "%s", "hypre_from": "%s", "ranks": %s,\n' \
@@ -302,6 +380,14 @@ gpu="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
     [ -s "$f" ] || continue
     printf '%s' "$sep"
     cat "$f"
+    sep=","
+  done
+  printf '],\n "matvec_calls": ['
+  sep=""
+  for f in ${calls_files[@]+"${calls_files[@]}"}; do
+    printf '%s\n' "$sep"
+    # With python3, the result plus the ratios Hola hook / HYPRE; else the result as it is.
+    if command -v python3 >/dev/null 2>&1; then calls_json "$f" entry || cat "$f"; else cat "$f"; fi
     sep=","
   done
   printf ']}\n'

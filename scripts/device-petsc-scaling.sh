@@ -26,6 +26,10 @@
 # Environment: OUT, PETSC_CUDA_PREFIX (/tmp/petsc-cuda), HOLA_PETSC_BUILD (build-device-petsc),
 # HOLA_COMMIT; SCALING_GPUS (GPU counts, default "1 2 4 8", those above the GPUs present dropped),
 # SCALING_STRONG_N (256), SCALING_WEAK_N (200), SCALING_SOLVERS ("jacobi gamg"),
+# SCALING_GAMG_ARGS (added to every CG + GAMG run of both types; e.g. "-matptap_backend_cpu
+# -matmatmult_backend_cpu -mattransposematmult_backend_cpu" where PETSc's GPU triple product of the
+# MPI matrices fails, as cuSPARSE's SpGEMM did on two H200 with CUSPARSE_STATUS_INSUFFICIENT_RESOURCES;
+# those options act on MPI matrices only, so a 1-rank run keeps the GPU product),
 # SCALING_SHARED_RANKS ("2 4"; empty: none), SCALING_REPEATS (3), SCALING_CASES (case names or
 # globs, e.g. "strong_jacobi_* weak_jacobi_*"; default all), SCALING_GPU_AWARE (0/1: overrides the
 # detection), SCALING_TYPES ("holaaijcusparse aijcusparse"), SCALING_VEC (cuda), SCALING_HOLA_ARGS
@@ -57,6 +61,7 @@ read -r -a solvers <<< "${SCALING_SOLVERS-jacobi gamg}"
 read -r -a shared_ranks <<< "${SCALING_SHARED_RANKS-2 4}"
 read -r -a hola_args <<< "${SCALING_HOLA_ARGS--mat_hola_view}"
 read -r -a case_filter <<< "${SCALING_CASES:-}"
+read -r -a gamg_args <<< "${SCALING_GAMG_ARGS:-}"
 run_timeout="${SCALING_TIMEOUT:-180}"
 budget="${SCALING_BUDGET_S:-540}"
 budget_var=SCALING_BUDGET_S
@@ -137,6 +142,7 @@ all_cases() {
   local solver g r grid dev view
   for solver in "${solvers[@]}"; do
     local solve=(-ksp_type cg -pc_type "$solver" -ksp_converged_reason)
+    [ "$solver" = gamg ] && solve+=("${gamg_args[@]}")
     for g in "${gpu_counts[@]}"; do
       grid=("$strong_n" "$strong_n" "$strong_n")
       case_columns=(strong "$solver" "${grid[*]}")
@@ -157,12 +163,14 @@ all_cases() {
     done
   done
   for solver in "${solvers[@]}"; do
+    local solve=(-ksp_type cg -pc_type "$solver" -ksp_converged_reason)
+    [ "$solver" = gamg ] && solve+=("${gamg_args[@]}")
     for r in "${shared_ranks[@]}"; do
       case_columns=(shared "$solver" "$strong_n $strong_n $strong_n")
       read -r dev <<< "$(devices 1)"
       run_case "shared_${solver}_np$r" tutorial "$r" 1 "ex45 ${strong_n}^3, CG + $solver, $r ranks on one GPU" \
         ${dev:+"$dev"} -- "$ex45" -da_grid_x "$strong_n" -da_grid_y "$strong_n" -da_grid_z "$strong_n" \
-        -dm_mat_type @TYPE@ -dm_vec_type "$vec" -ksp_type cg -pc_type "$solver" -ksp_converged_reason
+        -dm_mat_type @TYPE@ -dm_vec_type "$vec" "${solve[@]}"
     done
   done
 }
@@ -182,7 +190,7 @@ python3 "$HOLA_ROOT/bench/petsc_logview.py" scaling --cases "$cases_tsv" --runs 
   --meta "gpu_aware_mpi_from=$gpu_aware_from" --meta "mpi_env=${mpi_env[*]}" \
   --meta "mpi_flags=${mpi_flags[*]}" --meta "petsc=$petsc_version" --meta "repeats=$repeats" \
   --meta "vec_type=$vec" --meta "strong_n=$strong_n" --meta "weak_n=$weak_n" \
-  --meta "hola_lib=$lib" --meta "hola_args=${hola_args[*]}" --meta "common_args=${common[*]}" \
+  --meta "hola_lib=$lib" --meta "hola_args=${hola_args[*]}" --meta "common_args=${common[*]}" --meta "gamg_args=${gamg_args[*]}" \
   --meta "omp_num_threads=$OMP_NUM_THREADS" --meta "stage_wall_s=$(elapsed)"
 status=$?
 for py in python3 /usr/bin/python3; do

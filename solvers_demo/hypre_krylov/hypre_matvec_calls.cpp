@@ -14,16 +14,25 @@
 // ghost values g, once by the same kind of hola::Operator (what the adapter runs after the
 // exchange) and once by hypre_CSRMatrixMatvec (what HYPRE's matvec runs; it visits only the rows
 // with entries when the block has a compressed row list, hypre_CSRMatrixRownnz).
+// Memory: where the HYPRE it is built against keeps its objects (hypre_memory.hpp). With a CPU
+// HYPRE everything is in host memory. With a HYPRE built for CUDA GPUs (HYPRE_USING_GPU) the
+// matrix and vectors are moved to device memory after assembly, the local operators get device
+// views and device buffers, and every product runs on the GPU on HYPRE's compute stream (the
+// stream Hola's adapter uses too); without a usable GPU (or with a Hola built without CUDA) the
+// program says why and exits with 77.
 // Every case runs --rounds times, the cases interleaved, after --warmup untimed calls of each; the
-// time of a round is the wall clock around its calls, the maximum over the ranks. Reports the
-// median and the minimum over the rounds in microseconds per call and the heap allocations per
-// call (alloc_count.hpp; the maximum over the ranks), as a table and as a "result: {...}" JSON
-// line (--output FILE: the same object with the commit and the command). Exit code 1 when Hola's
-// products differ from HYPRE's or Hola analysed a block again during the timed calls; 77 with a
-// HYPRE built for GPUs (this program measures host products).
+// time of a round is the wall clock around its calls, the maximum over the ranks. On the GPU the
+// device is synchronised right before the clock starts and right after the calls, before it
+// stops, so that a round's time includes its kernels. Reports the median and the minimum over the
+// rounds in microseconds per call and the host heap allocations per call (alloc_count.hpp; the
+// maximum over the ranks), as a table and as a "result: {...}" JSON line with the memory used
+// ("memory": "host" or "device", and "gpu": its name on the device) (--output FILE: the same
+// object with the commit and the command). Exit code 1 when Hola's products differ from HYPRE's
+// or Hola analysed a block again during the timed calls.
 //
 //   OMP_NUM_THREADS=1 hypre_matvec_calls -n 100 --calls 200 --rounds 3
 //   mpiexec -n 2 hypre_matvec_calls -n 22
+//   hypre_matvec_calls -n 200 --calls 1000 --rounds 3   (a GPU HYPRE: one GPU, device memory)
 #include <HYPRE.h>
 #include <HYPRE_parcsr_ls.h>
 #include <_hypre_parcsr_ls.h>
@@ -50,6 +59,17 @@
 #include "hypre_krylov/hypre_memory.hpp"
 #include "run_info.hpp"
 
+// The device path: a HYPRE built with CUDA and a Hola built with CUDA (its kernels). Any other GPU
+// HYPRE stops in main with 77 before anything runs.
+#if defined(HYPRE_USING_CUDA) && defined(HOLA_ENABLE_CUDA)
+#define HOLA_MATVEC_CALLS_DEVICE 1
+#include <cuda_runtime_api.h>
+// Declared in _hypre_utilities.hpp (C++ linkage), which needs nvcc; HYPRE's CUDA build defines it.
+cudaStream_t hypre_DeviceDataComputeStream(hypre_DeviceData* data);
+#else
+#define HOLA_MATVEC_CALLS_DEVICE 0
+#endif
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -57,6 +77,108 @@ using Index = std::conditional_t<sizeof(HYPRE_Int) == 4, std::int32_t, std::int6
 using LocalOperator = hola::Operator<HYPRE_Complex, Index, Index>;
 
 int rank = 0, nranks = 1;
+
+// Where the products run: device memory and HYPRE's compute stream on the device path, else host
+// memory (the stream is then ignored).
+constexpr bool kOnDevice = HOLA_MATVEC_CALLS_DEVICE == 1;
+constexpr hola::Memory kMemory = kOnDevice ? hola::Memory::device : hola::Memory::host;
+constexpr HYPRE_MemoryLocation kLocation = kOnDevice ? HYPRE_MEMORY_DEVICE : HYPRE_MEMORY_HOST;
+
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what); }
+
+#if HOLA_MATVEC_CALLS_DEVICE
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) fail(std::string(what) + ": " + cudaGetErrorString(e));
+}
+#endif
+
+// HYPRE's compute stream (where its products and Hola's adapter run) on the device, else null.
+void* product_stream() {
+#if HOLA_MATVEC_CALLS_DEVICE
+  return hypre_DeviceDataComputeStream(hypre_HandleDeviceData(hypre_handle()));
+#else
+  return nullptr;
+#endif
+}
+
+// Waits for all work queued on the GPU (every stream); nothing on the host.
+void sync_device() {
+#if HOLA_MATVEC_CALLS_DEVICE
+  hypre_SyncDevice();
+#endif
+}
+
+// The name of the GPU in use; empty on the host.
+std::string gpu_name() {
+#if HOLA_MATVEC_CALLS_DEVICE
+  int device = 0;
+  cudaDeviceProp p{};
+  if (cudaGetDevice(&device) == cudaSuccess && cudaGetDeviceProperties(&p, device) == cudaSuccess)
+    return p.name;
+  return "unknown GPU";
+#else
+  return {};
+#endif
+}
+
+// dst[0, src.size()) = src, dst in the products' memory.
+void copy_in(HYPRE_Complex* dst, const std::vector<HYPRE_Complex>& src) {
+  if (src.empty()) return;
+#if HOLA_MATVEC_CALLS_DEVICE
+  check(cudaMemcpy(dst, src.data(), src.size() * sizeof(HYPRE_Complex), cudaMemcpyHostToDevice),
+        "copying to the GPU");
+#else
+  std::copy(src.begin(), src.end(), dst);
+#endif
+}
+
+// n values of the products' memory that belong to this program (the local operators' y): a
+// std::vector on the host, a cudaMalloc'd array on the device.
+class Values {
+ public:
+  Values(std::int64_t n, HYPRE_Complex value) : n_(n) {
+#if HOLA_MATVEC_CALLS_DEVICE
+    if (n_ > 0)
+      check(cudaMalloc(reinterpret_cast<void**>(&device_), sizeof(HYPRE_Complex) * n_),
+            "allocating GPU memory");
+#else
+    host_.resize(static_cast<std::size_t>(n_));
+#endif
+    fill(value);
+  }
+  ~Values() {
+#if HOLA_MATVEC_CALLS_DEVICE
+    if (device_) cudaFree(device_);
+#endif
+  }
+  Values(const Values&) = delete;
+  Values& operator=(const Values&) = delete;
+
+  HYPRE_Complex* data() {
+#if HOLA_MATVEC_CALLS_DEVICE
+    return device_;
+#else
+    return host_.data();
+#endif
+  }
+  std::int64_t size() const { return n_; }
+  hola::Vec<HYPRE_Complex> vec() { return {data(), n_}; }
+  void fill(HYPRE_Complex value) {
+#if HOLA_MATVEC_CALLS_DEVICE
+    copy_in(device_, std::vector<HYPRE_Complex>(static_cast<std::size_t>(n_), value));
+#else
+    std::fill(host_.begin(), host_.end(), value);
+#endif
+  }
+
+ private:
+  std::int64_t n_ = 0;
+#if HOLA_MATVEC_CALLS_DEVICE
+  HYPRE_Complex* device_ = nullptr;
+#else
+  std::vector<HYPRE_Complex> host_;
+#endif
+};
 
 struct Options {
   long long n = 22;
@@ -95,12 +217,13 @@ struct Vector {
   HYPRE_Int size() const { return hypre_VectorSize(hypre_ParVectorLocalVector(v)); }
 };
 
-// x_i = 1 + (i mod 7) / 8 on the global index i when `pattern`, else `value`.
+// x_i = 1 + (i mod 7) / 8 on the global index i when `pattern`, else `value`. Set from host
+// arrays, then moved to device memory with a GPU HYPRE (hypre_memory.hpp).
 Vector make_vector(const Matrix& m, bool pattern, double value) {
   Vector x;
   HYPRE_IJVectorCreate(MPI_COMM_WORLD, m.lo, m.hi, &x.ij);
   HYPRE_IJVectorSetObjectType(x.ij, HYPRE_PARCSR);
-  HYPRE_IJVectorInitialize(x.ij);
+  hola::demo::ij_initialize(x.ij);
   std::vector<HYPRE_BigInt> idx;
   std::vector<double> vals;
   for (HYPRE_BigInt i = m.lo; i <= m.hi; ++i) {
@@ -109,19 +232,35 @@ Vector make_vector(const Matrix& m, bool pattern, double value) {
   }
   if (!idx.empty())
     HYPRE_IJVectorSetValues(x.ij, static_cast<HYPRE_Int>(idx.size()), idx.data(), vals.data());
-  HYPRE_IJVectorAssemble(x.ij);
+  if (hola::demo::ij_assemble(x.ij) != 0) fail("assembling a vector failed");
   HYPRE_IJVectorGetObject(x.ij, reinterpret_cast<void**>(&x.v));
   return x;
 }
 
-void set(const Vector& y, double value) { std::fill(y.data(), y.data() + y.size(), value); }
+// Every value of y (in either memory: HYPRE fills it where it is).
+void set(const Vector& y, double value) { hypre_ParVectorSetConstantValues(y.v, value); }
+
+// The local values of y on the host (copied from the device after its work is done).
+std::vector<double> host_values(const Vector& y) {
+  std::vector<double> h(static_cast<std::size_t>(y.size()));
+  if (h.empty()) return h;
+#if HOLA_MATVEC_CALLS_DEVICE
+  sync_device();
+  check(cudaMemcpy(h.data(), y.data(), h.size() * sizeof(double), cudaMemcpyDeviceToHost),
+        "copying from the GPU");
+#else
+  std::copy(y.data(), y.data() + y.size(), h.begin());
+#endif
+  return h;
+}
 
 // max |y - z| / max |z| over all ranks.
-double relative_difference(const Vector& y, const Vector& z) {
+double relative_difference(const Vector& y_vector, const Vector& z_vector) {
+  const std::vector<double> y = host_values(y_vector), z = host_values(z_vector);
   double d = 0, m = 0;
-  for (HYPRE_Int i = 0; i < z.size(); ++i) {
-    d = std::max(d, std::abs(y.data()[i] - z.data()[i]));
-    m = std::max(m, std::abs(z.data()[i]));
+  for (std::size_t i = 0; i < z.size(); ++i) {
+    d = std::max(d, std::abs(y[i] - z[i]));
+    m = std::max(m, std::abs(z[i]));
   }
   d = max_over_ranks(d);
   m = max_over_ranks(m);
@@ -146,12 +285,16 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
+// The calls of one round. On the device the clock starts with an idle GPU and stops when the
+// calls' kernels are done.
 double time_calls(Case& c, int calls) {
+  sync_device();
   MPI_Barrier(MPI_COMM_WORLD);
   const long long a0 = hola::alloc_count::now();
   const auto t0 = Clock::now();
   HYPRE_Int error = 0;
   for (int i = 0; i < calls; ++i) error |= c.run();
+  sync_device();
   const double s = std::chrono::duration<double>(Clock::now() - t0).count();
   const long long a1 = hola::alloc_count::now();
   c.error |= error;
@@ -198,12 +341,13 @@ int run(const Options& o) {
   view.row_ptr = reinterpret_cast<const Index*>(hypre_CSRMatrixI(diag));
   view.col_idx = reinterpret_cast<const Index*>(hypre_CSRMatrixJ(diag));
   view.values = hypre_CSRMatrixData(diag);
-  view.memory = hola::Memory::host;
+  view.memory = kMemory;
   hola::OperatorOptions options;
   options.kernel = o.kernel;
+  void* const stream = product_stream();  // HYPRE's compute stream (the adapter's) or null
   LocalOperator local(options);
-  local.setup(view, 1);
-  std::vector<HYPRE_Complex> local_y(static_cast<std::size_t>(view.rows), 0.5);
+  local.setup(view, 1, stream);
+  Values local_y(view.rows, 0.5);
 
   // The off-diagonal block alone (several ranks): Hola's operator and HYPRE's sequential product
   // on the same ghost values.
@@ -219,17 +363,20 @@ int run(const Options& o) {
   offd_view.row_ptr = reinterpret_cast<const Index*>(hypre_CSRMatrixI(offd));
   offd_view.col_idx = reinterpret_cast<const Index*>(hypre_CSRMatrixJ(offd));
   offd_view.values = hypre_CSRMatrixData(offd);
-  offd_view.memory = hola::Memory::host;
+  offd_view.memory = kMemory;
   LocalOperator offd_op(options);
-  if (with_offd) offd_op.setup(offd_view, 1);
+  if (with_offd) offd_op.setup(offd_view, 1, stream);
   hypre_Vector* ghost_vec = hypre_SeqVectorCreate(ghosts);
-  hypre_SeqVectorInitialize_v2(ghost_vec, HYPRE_MEMORY_HOST);
-  for (HYPRE_Int k = 0; k < ghosts; ++k)
-    hypre_VectorData(ghost_vec)[k] = 1.0 + static_cast<double>(k % 7) / 8;
+  hypre_SeqVectorInitialize_v2(ghost_vec, kLocation);
+  {
+    std::vector<HYPRE_Complex> g(static_cast<std::size_t>(ghosts));
+    for (HYPRE_Int k = 0; k < ghosts; ++k) g[k] = 1.0 + static_cast<double>(k % 7) / 8;
+    copy_in(hypre_VectorData(ghost_vec), g);
+  }
   hypre_Vector* offd_y = hypre_SeqVectorCreate(offd_rows);
-  hypre_SeqVectorInitialize_v2(offd_y, HYPRE_MEMORY_HOST);
-  std::fill(hypre_VectorData(offd_y), hypre_VectorData(offd_y) + offd_rows, 0.5);
-  std::vector<HYPRE_Complex> offd_local_y(static_cast<std::size_t>(offd_rows), 0.5);
+  hypre_SeqVectorInitialize_v2(offd_y, kLocation);
+  hypre_SeqVectorSetConstantValues(offd_y, 0.5);
+  Values offd_local_y(offd_rows, 0.5);
 
   // Hola's products agree with HYPRE's before anything is timed.
   double max_diff = 0;
@@ -254,15 +401,14 @@ int run(const Options& o) {
     cases.emplace_back("HolaHypreMatvecApply", "apply", beta,
                        [&, beta] { return HolaHypreMatvecApply(mv, 1.0, m.A, x.v, beta, y.v); });
     cases.emplace_back("hola::Operator (diag)", "local", beta, [&, beta] {
-      local.apply(hola::Op::N, 1.0, {x.data(), view.cols}, beta,
-                  {local_y.data(), static_cast<std::int64_t>(local_y.size())});
+      local.apply(hola::Op::N, 1.0, {x.data(), view.cols}, beta, local_y.vec(), stream);
       return HYPRE_Int(0);
     });
   }
   if (with_offd) {
     cases.emplace_back("hola::Operator (offd)", "local_offd", 1.0, [&] {
       offd_op.apply(hola::Op::N, 1.0, {hypre_VectorData(ghost_vec), ghosts}, 1.0,
-                    {offd_local_y.data(), static_cast<std::int64_t>(offd_local_y.size())});
+                    offd_local_y.vec(), stream);
       return HYPRE_Int(0);
     });
     cases.emplace_back("hypre_CSRMatrixMatvec (offd)", "hypre_offd", 1.0,
@@ -274,9 +420,9 @@ int run(const Options& o) {
   for (int r = 0; r < o.rounds; ++r)
     for (Case& c : cases) {
       set(y, 0.5);  // beta = 1 adds A x at every call: start each round from the same y
-      std::fill(local_y.begin(), local_y.end(), 0.5);
-      std::fill(offd_local_y.begin(), offd_local_y.end(), 0.5);
-      std::fill(hypre_VectorData(offd_y), hypre_VectorData(offd_y) + offd_rows, 0.5);
+      local_y.fill(0.5);
+      offd_local_y.fill(0.5);
+      hypre_SeqVectorSetConstantValues(offd_y, 0.5);
       c.us.push_back(time_calls(c, o.calls));
     }
   const long long analyses_after = analyses_of(hook_mv) + analyses_of(mv);
@@ -288,12 +434,14 @@ int run(const Options& o) {
   const char* kernel = "";
   HolaHypreMatvecGetKernelName(hook_mv, &kernel);
 
+  const std::string gpu = gpu_name();
   if (rank == 0) {
     std::printf(
         "hypre_matvec_calls: %s, %lld rows, %lld nonzeros, %d rank(s), "
-        "OMP_NUM_THREADS %d, HYPRE %s, Hola kernel %s\n",
+        "OMP_NUM_THREADS %d, HYPRE %s, %s memory%s%s, Hola kernel %s\n",
         problem.c_str(), static_cast<long long>(m.rows), m.nnz, nranks, omp_get_max_threads(),
-        HYPRE_RELEASE_VERSION, kernel);
+        HYPRE_RELEASE_VERSION, hola::demo::hypre_memory_name(), gpu.empty() ? "" : " on ",
+        gpu.c_str(), kernel);
     std::printf(
         "analyses (hook + standalone) before timing %lld, after %lld; max relative "
         "difference to HYPRE %.2e; hook fallbacks %lld\n",
@@ -325,16 +473,18 @@ int run(const Options& o) {
         buf, sizeof(buf),
         "{\"program\": \"hypre_matvec_calls\", \"problem\": %s, \"n\": %lld, \"rows\": %lld, "
         "\"nnz\": %lld, \"ranks\": %d, \"omp_threads\": %d, \"hypre\": \"%s\", "
-        "\"kernel\": \"%s\", \"calls\": %d, \"rounds\": %d, \"warmup\": %d, "
+        "\"memory\": \"%s\", \"kernel\": \"%s\", \"calls\": %d, \"rounds\": %d, \"warmup\": %d, "
         "\"analyses_before\": %lld, \"analyses_after\": %lld, \"max_rel_diff\": %.3e, "
         "\"allocs_counted\": %s",
         nlohmann::json(o.matrix.empty() ? "poisson3d:n=" + std::to_string(o.n) : o.matrix)
             .dump()
             .c_str(),
         o.n, static_cast<long long>(m.rows), m.nnz, nranks, omp_get_max_threads(),
-        HYPRE_RELEASE_VERSION, kernel, o.calls, o.rounds, o.warmup, analyses_before, analyses_after,
-        max_diff, hola::alloc_count::available() ? "true" : "false");
+        HYPRE_RELEASE_VERSION, hola::demo::hypre_memory_name(), kernel, o.calls, o.rounds, o.warmup,
+        analyses_before, analyses_after, max_diff,
+        hola::alloc_count::available() ? "true" : "false");
     std::string json = buf;
+    if (!gpu.empty()) json += ", \"gpu\": " + nlohmann::json(gpu).dump();
     for (const Case& c : cases) {
       const std::string key = c.key + (c.beta == 0 ? "_beta0" : "_beta1");
       std::snprintf(buf, sizeof(buf), ", \"%s_us\": %.4f, \"%s_us_min\": %.4f, \"%s_allocs\": %.2f",
@@ -395,15 +545,24 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return code;
   }
-#if defined(HYPRE_USING_GPU)
-  if (rank == 0)
-    std::printf(
-        "hypre_matvec_calls: this HYPRE keeps matrices on the GPU; the program measures "
-        "host products (skipped)\n");
-  MPI_Finalize();
-  return 77;
-#else
+  // A GPU HYPRE initialises the device in HYPRE_Init: without one (or without Hola's CUDA
+  // kernels), report and stop (77, ctest's skip code) before that.
+  {
+    std::string missing = hola::demo::hypre_device_missing();
+    if (missing.empty() && hola::demo::kHypreOnDevice && !kOnDevice)
+      missing = "HYPRE was built for a GPU other than CUDA (this program measures CUDA products)";
+    int local = missing.empty() ? 0 : 1, any = 0;
+    MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any) {
+      if (rank == 0)
+        std::printf("SKIPPED: %s\n",
+                    missing.empty() ? "a rank has no usable GPU" : missing.c_str());
+      MPI_Finalize();
+      return 77;
+    }
+  }
   HYPRE_Init();  // HYPRE_Initialize from HYPRE 2.29 on (HYPRE_Init is its old name)
+  hola::demo::hypre_use_memory();
   try {
     code = run(o);
   } catch (const std::exception& e) {
@@ -413,5 +572,4 @@ int main(int argc, char** argv) {
   HYPRE_Finalize();
   MPI_Finalize();
   return code;
-#endif
 }
