@@ -22,6 +22,7 @@ struct AnySpmspv {
                      const hola_spmspv_mask* mask, hola_spmspv_output& y, void* stream) = 0;
   virtual const char* last() const = 0;
   virtual void set_validate_vectors(bool on) = 0;
+  virtual void set_calibrate(bool on) = 0;
 };
 
 template <class V, class I, class O>
@@ -68,6 +69,7 @@ struct TypedSpmspv final : AnySpmspv {
   }
   const char* last() const override { return op.last_kernel(); }
   void set_validate_vectors(bool on) override { op.set_validate_vectors(on); }
+  void set_calibrate(bool on) override { op.set_calibrate(on); }
 };
 
 template <class F>
@@ -135,6 +137,10 @@ hola_status hola_spmspv_apply_on_stream(hola_spmspv op, hola_op trans, hola_semi
 
 hola_status hola_spmspv_set_validate_vectors(hola_spmspv op, int on) {
   return guarded([&] { get(op)->set_validate_vectors(on != 0); });
+}
+
+hola_status hola_spmspv_set_calibrate(hola_spmspv op, int on) {
+  return guarded([&] { get(op)->set_calibrate(on != 0); });
 }
 
 hola_status hola_spmspv_last_kernel(hola_spmspv op, const char** name) {

@@ -1,11 +1,15 @@
 // SpmspvOperator (hola/spmspv_operator.hpp): the host path over kernels/spmspv, the device path
-// over hola::spmspv::gpu::Spmspv with densify-and-SpMV through hola::Operator.
+// over hola::spmspv::gpu::Spmspv with densify-and-SpMV through hola::Operator, and the setup-time
+// calibration of the device path's selection.
 #include "hola/spmspv_operator.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <utility>
+#include <vector>
 
 #include "hola/detail/instantiate.hpp"
 #include "hola/error.hpp"
@@ -13,6 +17,10 @@
 #include "hola/gpu_kernels.hpp"
 #include "hola/gpu_validate.hpp"
 #include "hola/validate.hpp"
+
+#if defined(HOLA_ENABLE_CUDA)
+#include <cuda_runtime.h>
+#endif
 
 namespace hola {
 
@@ -54,8 +62,9 @@ struct SpmspvOperator<V, I, O>::Device {
   bool built_columns = false;
   spmspv::gpu::Spmspv<V, I, O> engine;
   Operator<V, I, O> dense;
-  RowLengthStats rows_of_A, rows_of_At;  // At's: estimated (mean only) without a column view
-  double densify_ms[2] = {-1, -1};       // per op (N, T); -1: op cannot densify
+  RowLengthStats rows_of_A, rows_of_At;      // At's: estimated (mean only) without a column view
+  double densify_ms[2] = {-1, -1};           // per op (N, T); -1: op cannot densify
+  spmspv::GpuCalibration calibration[2][2];  // [op N, T][dense, sparse y]; probes 0: none
   // The last auto selection (last_reason formats it on demand: nothing is formatted per call).
   bool last_auto = false;
   spmspv::GpuCallFeatures last_features;
@@ -205,6 +214,18 @@ double SpmspvOperator<V, I, O>::densify_ms(Op op) const {
 }
 
 template <class V, class I, class O>
+spmspv::GpuCalibration SpmspvOperator<V, I, O>::calibration(Op op,
+                                                            spmspv::OutputFormat form) const {
+#if defined(HOLA_ENABLE_CUDA)
+  if (device_ && setup_done_)
+    return device_->calibration[op == Op::N ? 0 : 1][form == spmspv::OutputFormat::sparse ? 1 : 0];
+#endif
+  (void)op;
+  (void)form;
+  return {};
+}
+
+template <class V, class I, class O>
 std::string SpmspvOperator<V, I, O>::last_reason() const {
 #if defined(HOLA_ENABLE_CUDA)
   if (device_ && A_.memory == Memory::device) {
@@ -217,7 +238,19 @@ std::string SpmspvOperator<V, I, O>::last_reason() const {
         << ", longest row of " << (f.transpose ? "A" : "A^T") << " " << f.max_len << ", densify "
         << f.densify_ms << " ms, " << (f.sparse_output ? "sparse" : "dense")
         << " y, allowed fraction " << f.allowed_fraction << "; ";
-    if (s.from_tree) {
+    if (s.calibrated) {
+      const spmspv::GpuCalibration& c = d.calibration[f.transpose ? 1 : 0][f.sparse_output ? 1 : 0];
+      bool relative = true;
+      for (int p = 0; p < c.probes; ++p) relative = relative && std::isfinite(c.ms[p][4]);
+      why << "calibrated at setup (probes of nnz_x";
+      for (int p = 0; p < c.probes; ++p) why << " " << c.nnz_x[p];
+      why << "), predicted log2(time / " << (relative ? "densify" : "1 ms") << "):";
+      for (int k = 0; k < 4; ++k)
+        why << " " << spmspv::gpu::kernel_name(static_cast<spmspv::gpu::Kernel>(k)) << " "
+            << s.predicted[k];
+      why << "; direct over balanced by " << spmspv::kCalibrationSiblingMargin << ", margin "
+          << s.margin << " -> " << last_kernel_;
+    } else if (s.from_tree) {
       why << "predicted log2(time / densify):";
       for (int k = 0; k < 4; ++k)
         why << " " << spmspv::gpu::kernel_name(static_cast<spmspv::gpu::Kernel>(k)) << " "
@@ -233,6 +266,189 @@ std::string SpmspvOperator<V, I, O>::last_reason() const {
 }
 
 #if defined(HOLA_ENABLE_CUDA)
+
+namespace {
+
+// The calibration's procedure (docs/spmspv.md, "Calibration at setup"; its cost simulated by
+// bench/selector/study_spmspv_calibration.py, section 8): kCalibrationReps timed calls after a
+// first one, which alone is kept when kCalibrationScreen times slower than the fastest time so far
+// at the probe (densify's setup time included).
+constexpr int kCalibrationReps = 3;
+constexpr double kCalibrationScreen = 4;
+
+void calibration_check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    fail(status::cuda,
+         std::string("SpmspvOperator: calibration: ") + what + ": " + cudaGetErrorString(e));
+}
+
+// Setup-time scratch on the device and the two events, released on every path.
+struct CalibrationResources {
+  void* scratch = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  CalibrationResources() = default;
+  CalibrationResources(const CalibrationResources&) = delete;
+  CalibrationResources& operator=(const CalibrationResources&) = delete;
+  ~CalibrationResources() {
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+    if (scratch) cudaFree(scratch);
+  }
+};
+
+std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+// Times every available candidate of `engine` (set up for A of rows x cols, with its dense SpMV)
+// per op and output form on the probe x of kCalibrationDensities (spmspv::GpuCalibration). The
+// probes' index lists are drawn on the host and copied to the device once; a dense and a sparse
+// y are borrowed. Without the memory for them, nothing is calibrated (the trees then choose).
+// Synchronizes `stream`.
+template <class V, class I, class O>
+void calibrate_on_device(spmspv::gpu::Spmspv<V, I, O>& engine, std::int64_t rows, std::int64_t cols,
+                         bool has_at, const double densify_ms[2],
+                         spmspv::GpuCalibration (&out)[2][2], void* stream) {
+  namespace sg = spmspv::gpu;
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  // The probes of both ops, their indices in one host array.
+  std::vector<std::int64_t> sizes[2];
+  std::vector<std::size_t> offset[2];
+  std::vector<I> indices;
+  std::int64_t max_nnz = 1, max_out = 1;
+  for (int o = 0; o < 2; ++o) {
+    const std::int64_t n_in = o == 0 ? cols : rows, n_out = o == 0 ? rows : cols;
+    if (n_out <= 0) continue;
+    sizes[o] = spmspv::calibration_probe_sizes(n_in);
+    max_out = std::max(max_out, n_out);
+    for (std::size_t p = 0; p < sizes[o].size(); ++p) {
+      offset[o].push_back(indices.size());
+      const std::uint64_t seed = 0x5eed5eedULL + 16 * static_cast<std::uint64_t>(o) + p;
+      for (std::int64_t i : spmspv::calibration_probe_indices(n_in, sizes[o][p], seed))
+        indices.push_back(static_cast<I>(i));
+      max_nnz = std::max(max_nnz, sizes[o][p]);
+    }
+  }
+  if (indices.empty()) return;
+  // Device scratch: indices, values (all ones), dense y, sparse y's indices and values.
+  const std::size_t b_idx = aligned(indices.size() * sizeof(I));
+  const std::size_t b_val = aligned(static_cast<std::size_t>(max_nnz) * sizeof(V));
+  const std::size_t b_yd = aligned(static_cast<std::size_t>(max_out) * sizeof(V));
+  const std::size_t b_yi = aligned(static_cast<std::size_t>(max_out) * sizeof(I));
+  CalibrationResources r;
+  const cudaError_t got = cudaMalloc(&r.scratch, b_idx + b_val + 2 * b_yd + b_yi);
+  if (got == cudaErrorMemoryAllocation) {
+    r.scratch = nullptr;
+    cudaGetLastError();  // clear it: not sticky
+    return;
+  }
+  calibration_check(got, "cudaMalloc");
+  char* base = static_cast<char*>(r.scratch);
+  I* d_idx = reinterpret_cast<I*>(base);
+  V* d_val = reinterpret_cast<V*>(base + b_idx);
+  V* d_yd = reinterpret_cast<V*>(base + b_idx + b_val);
+  V* d_yv = reinterpret_cast<V*>(base + b_idx + b_val + b_yd);
+  I* d_yi = reinterpret_cast<I*>(base + b_idx + b_val + 2 * b_yd);
+  // One host-to-device copy of the indices and the values, on the stream the kernels use.
+  std::vector<unsigned char> staging(b_idx + static_cast<std::size_t>(max_nnz) * sizeof(V));
+  std::memcpy(staging.data(), indices.data(), indices.size() * sizeof(I));
+  const V one(1);
+  for (std::int64_t i = 0; i < max_nnz; ++i)
+    std::memcpy(staging.data() + b_idx + static_cast<std::size_t>(i) * sizeof(V), &one, sizeof(V));
+  calibration_check(
+      cudaMemcpyAsync(base, staging.data(), staging.size(), cudaMemcpyHostToDevice, s),
+      "cudaMemcpyAsync");
+  calibration_check(cudaEventCreate(&r.start), "cudaEventCreate");
+  calibration_check(cudaEventCreate(&r.stop), "cudaEventCreate");
+
+  const int densify = static_cast<int>(sg::Kernel::densify);
+  // The study's order: the vector-driven kernels first (the fastest on small x, so that the
+  // screening bar is low early), the matrix-driven ones, densify last.
+  const sg::Kernel order[] = {sg::Kernel::vector_balanced, sg::Kernel::vector_direct,
+                              sg::Kernel::matrix_balanced, sg::Kernel::matrix_direct,
+                              sg::Kernel::densify};
+  for (int o = 0; o < 2; ++o) {
+    const Op op = o == 0 ? Op::N : Op::T;
+    const std::int64_t n_in = o == 0 ? cols : rows, n_out = o == 0 ? rows : cols;
+    bool available[5];
+    available[static_cast<int>(sg::Kernel::matrix_direct)] = op == Op::N || has_at;
+    available[static_cast<int>(sg::Kernel::matrix_balanced)] = op == Op::N || has_at;
+    available[static_cast<int>(sg::Kernel::vector_direct)] = op == Op::T || has_at;
+    available[static_cast<int>(sg::Kernel::vector_balanced)] = op == Op::T || has_at;
+    available[densify] = densify_ms[o] >= 0;
+    const int probes =
+        std::min(static_cast<int>(sizes[o].size()), spmspv::GpuCalibration::max_probes);
+    for (int form = 0; form < 2 && probes > 0; ++form) {
+      spmspv::Output<V, I> y;
+      y.size = n_out;
+      if (form == 0) {
+        y.format = spmspv::OutputFormat::dense;
+        y.dense = d_yd;
+      } else {
+        y.format = spmspv::OutputFormat::sparse;
+        y.indices = d_yi;
+        y.values = d_yv;
+        y.capacity = n_out;
+        y.want_sorted = true;
+      }
+      bool usable[5];
+      std::copy(available, available + 5, usable);
+      spmspv::GpuCalibration c;
+      bool stopped[4] = {false, false, false, false};
+      for (int p = 0; p < probes; ++p) {
+        spmspv::SparseVectorView<V, I> x;
+        x.size = n_in;
+        x.nnz = sizes[o][p];
+        x.format = spmspv::VectorFormat::sorted;
+        x.indices = d_idx + offset[o][p];
+        x.values = d_val;
+        x.memory = Memory::device;
+        c.nnz_x[p] = sizes[o][p];
+        const auto run = [&](sg::Kernel k) {
+          engine.apply(k, op, spmspv::Semiring::plus_times, x, spmspv::Mask{}, y, stream, false);
+        };
+        const auto timed_run = [&](sg::Kernel k) {
+          calibration_check(cudaEventRecord(r.start, s), "cudaEventRecord");
+          run(k);
+          calibration_check(cudaEventRecord(r.stop, s), "cudaEventRecord");
+          calibration_check(cudaEventSynchronize(r.stop), "cudaEventSynchronize");
+          float ms = 0;
+          calibration_check(cudaEventElapsedTime(&ms, r.start, r.stop), "cudaEventElapsedTime");
+          return static_cast<double>(ms);
+        };
+        double fastest =
+            densify_ms[o] >= 0 ? densify_ms[o] : std::numeric_limits<double>::infinity();
+        for (sg::Kernel k : order) {
+          const int ki = static_cast<int>(k);
+          if (!usable[ki] || (ki < densify && stopped[ki])) continue;
+          try {
+            if (p == 0) run(k);  // untimed: module loading, first touch
+            double t = timed_run(k);
+            if (!(t > kCalibrationScreen * fastest)) {
+              double reps[kCalibrationReps];
+              for (double& v : reps) v = timed_run(k);
+              std::sort(reps, reps + kCalibrationReps);
+              t = reps[kCalibrationReps / 2];
+            }
+            c.ms[p][ki] = t;
+            fastest = std::min(fastest, t);
+          } catch (const error& e) {
+            if (e.code() != status::unsupported) throw;
+            usable[ki] = false;  // not this kernel on this op: left out
+          }
+        }
+        const double dt = c.ms[p][densify];
+        if (std::isfinite(dt))
+          for (int k = 0; k < densify; ++k)
+            if (std::isfinite(c.ms[p][k]) && c.ms[p][k] > spmspv::kCalibrationStop * dt)
+              stopped[k] = true;
+      }
+      c.probes = probes;
+      out[o][form] = c;
+    }
+  }
+  calibration_check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+}
+
+}  // namespace
 
 template <class V, class I, class O>
 void SpmspvOperator<V, I, O>::setup_device(const CsrView<V, I, O>& A,
@@ -321,6 +537,9 @@ void SpmspvOperator<V, I, O>::setup_device(const CsrView<V, I, O>& A,
       n.densify_ms[o] = -1;
     }
   }
+  // The calibration of the selection: every available candidate on the probe x.
+  if (options_.calibrate)
+    calibrate_on_device(n.engine, A.rows, A.cols, has_at, n.densify_ms, n.calibration, stream);
   device_ = std::move(fresh);
   A_ = A;
   At_ = At;
@@ -404,7 +623,13 @@ void SpmspvOperator<V, I, O>::apply_device(Op op, spmspv::Semiring semiring,
                              ? static_cast<double>(mask.allowed) / static_cast<double>(f.n_out)
                              : 1.0;
     f.single_precision = sizeof(V) == 4;
-    d.last_selection = spmspv::select_gpu_kernel(f, available);
+    // Unmasked calls by the calibration when setup made one, else (and masked calls) the trees.
+    const spmspv::GpuCalibration& c = d.calibration[f.transpose ? 1 : 0][f.sparse_output ? 1 : 0];
+    if (options_.calibrate && !mask.values && c.probes > 0)
+      d.last_selection =
+          spmspv::select_calibrated_kernel(c, x.nnz, available, options_.calibration_margin);
+    else
+      d.last_selection = spmspv::select_gpu_kernel(f, available);
     kernel = d.last_selection.kernel;
   }
   d.engine.apply(kernel, op, semiring, x, mask, y, stream, options_.validate_vectors);

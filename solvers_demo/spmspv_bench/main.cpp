@@ -684,7 +684,8 @@ int main(int argc, char** argv) {
                 {"operator",
                  "hola::SpmspvOperator on device memory, vector validation off; candidates "
                  "timed with set_kernel(name), auto with its own selection "
-                 "(hola::spmspv::select_gpu_kernel)"},
+                 "(calibrated at setup: hola::spmspv::select_calibrated_kernel; masked cases: "
+                 "the trees, hola::spmspv::select_gpu_kernel)"},
                 {"selection_rule_2f6d850",
                  "hola::spmspv::select_algorithm (vector-driven when 4 touched_nnz < "
                  "allowed_fraction matrix_nnz): vector_driven -> vector_balanced, matrix_driven "

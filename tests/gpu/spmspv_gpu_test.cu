@@ -512,6 +512,91 @@ TYPED_TEST(SpmspvOperatorGpu, AutoOverDensitySweep) {
   }
 }
 
+// The calibration at setup (SpmspvOptions::calibrate, on by default): every candidate timed at
+// each probe size of both ops and output forms; auto right whatever it picks, from the
+// calibration for unmasked calls and from the trees for masked ones or with calibrate off; the
+// densify times given in the options kept, with and without calibration.
+TYPED_TEST(SpmspvOperatorGpu, CalibratedAuto) {
+  HOLA_TYPES;
+  TestStream stream(TestStream::non_blocking);
+  DeviceCsr<V, I, O> dm(gen::rmat(13, 16, 5).template convert<V, I, O>());
+  SpmspvOperator<V, I, O> op;
+  ASSERT_TRUE(op.options().calibrate);
+  op.setup(dm.A, 0, stream.get());
+  for (Op o : {Op::N, Op::T})
+    for (OutputFormat form : {OutputFormat::dense, OutputFormat::sparse}) {
+      const GpuCalibration c = op.calibration(o, form);
+      const auto sizes = calibration_probe_sizes(o == Op::N ? dm.A.cols : dm.A.rows);
+      ASSERT_EQ(c.probes, static_cast<int>(sizes.size()));
+      for (int p = 0; p < c.probes; ++p) {
+        EXPECT_EQ(c.nnz_x[p], sizes[p]);
+        EXPECT_GT(c.ms[p][4], 0.0) << "densify at probe " << p;
+      }
+      for (int k = 0; k < 4; ++k) EXPECT_GT(c.ms[0][k], 0.0) << "kernel " << k;
+    }
+  DeviceMask mask(dm.A.rows);  // square: the same length for both ops
+  std::map<std::string, int> picks;
+  for (Op o : {Op::N, Op::T}) {
+    const std::int64_t n_in = o == Op::N ? dm.A.cols : dm.A.rows;
+    const std::int64_t n_out = o == Op::N ? dm.A.rows : dm.A.cols;
+    for (double density : {0.0, 1e-4, 1e-3, 1e-2, 0.1, 0.5, 1.0})
+      for (int form : {0, 1, 2})
+        for (int mk : {0, 1}) {
+          DeviceVector<V, I> dv(n_in, density, 23);
+          DeviceOutput<V, I> dy(n_out, form);
+          const Semiring s = form == 2 ? Semiring::min_second : Semiring::plus_times;
+          op.apply(o, s, dv.device(VectorFormat::sorted), dy.y, mask.get(mk, false), stream.get());
+          ++picks[op.last_kernel()];
+          const auto p =
+              host_problem(dm.host, o, s, dv.hv.view(VectorFormat::sorted), mask.get(mk, true));
+          const std::string why = op.last_reason();
+          EXPECT_EQ(compare_with_reference(p, dy.host()), "")
+              << op_name(o) << " density " << density << " form " << form << " mask " << mk << ": "
+              << why;
+          EXPECT_EQ(why.find("calibrated at setup") != std::string::npos, mk == 0) << why;
+          if (s != Semiring::plus_times) EXPECT_STRNE(op.last_kernel(), "densify");
+        }
+  }
+  std::string seen;
+  for (const auto& [k, n] : picks) seen += " " + k + " x" + std::to_string(n);
+  std::printf("rmat_s13 calibrated: auto picked%s\n", seen.c_str());
+  // Calibration off at apply: the trees.
+  op.set_calibrate(false);
+  {
+    DeviceVector<V, I> dv(dm.A.cols, 1e-3, 29);
+    DeviceOutput<V, I> dy(dm.A.rows, 0);
+    op.apply(Op::N, Semiring::plus_times, dv.device(VectorFormat::sorted), dy.y, {}, stream.get());
+    EXPECT_EQ(op.last_reason().find("calibrated"), std::string::npos) << op.last_reason();
+  }
+  // Densify times given: kept, with calibration off (no calibration) and on.
+  for (bool calibrate : {false, true}) {
+    SpmspvOptions opt;
+    opt.calibrate = calibrate;
+    opt.densify_ms_n = 0.5;
+    opt.densify_ms_t = 0.25;
+    SpmspvOperator<V, I, O> fixed(opt);
+    fixed.setup(dm.A, 0, stream.get());
+    EXPECT_EQ(fixed.densify_ms(Op::N), 0.5);
+    EXPECT_EQ(fixed.densify_ms(Op::T), 0.25);
+    EXPECT_EQ(fixed.calibration(Op::T, OutputFormat::sparse).probes > 0, calibrate);
+    for (Op o : {Op::N, Op::T})
+      for (double density : {1e-3, 0.3}) {
+        DeviceVector<V, I> dv(dm.A.rows, density, 31);
+        DeviceOutput<V, I> dy(dm.A.rows, 1);
+        fixed.apply(o, Semiring::plus_times, dv.device(VectorFormat::sorted), dy.y, {},
+                    stream.get());
+        const auto p = host_problem(dm.host, o, Semiring::plus_times,
+                                    dv.hv.view(VectorFormat::sorted), Mask{});
+        EXPECT_EQ(compare_with_reference(p, dy.host()), "") << fixed.last_reason();
+        const std::string why = fixed.last_reason();
+        EXPECT_EQ(why.find("calibrated at setup") != std::string::npos, calibrate) << why;
+        if (!calibrate)
+          EXPECT_NE(why.find(o == Op::N ? "densify 0.5 ms" : "densify 0.25 ms"), std::string::npos)
+              << why;
+      }
+  }
+}
+
 // The symmetric option (A serves as A^T) and no column view (op N's vector kernels refused,
 // auto never picks them; a sparse y of densify with op T found from A's rows).
 TYPED_TEST(SpmspvOperatorGpu, StructureOptions) {

@@ -82,8 +82,8 @@ hola_status hola_spmspv_setup(hola_spmspv op, int64_t rows, int64_t cols, int64_
                               uint64_t structure_version);
 /* The same for arrays in `memory`; on the device it runs on `stream` (a cudaStream_t; NULL: the
  * legacy default stream), allocates everything the applies need (column view, workspace, the
- * dense SpMV of densify-and-SpMV), times densify-and-SpMV for the kernel selection, and
- * synchronises that stream. */
+ * dense SpMV of densify-and-SpMV), times densify-and-SpMV and calibrates the kernel selection
+ * (hola_spmspv_set_calibrate), and synchronises that stream. */
 hola_status hola_spmspv_setup_on_stream(hola_spmspv op, int64_t rows, int64_t cols, int64_t nnz,
                                         const void* row_ptr, const void* col_idx,
                                         const void* values, hola_memory memory,
@@ -101,6 +101,12 @@ hola_status hola_spmspv_apply_on_stream(hola_spmspv op, hola_op trans, hola_semi
  * order, duplicates, bitmap count; one synchronisation) and the memory of x, the mask and y;
  * 0: the caller vouches for them. The host path always checks. */
 hola_status hola_spmspv_set_validate_vectors(hola_spmspv op, int on);
+/* Device memory: on != 0 (default) calibrates the kernel selection at the next setup of a
+ * structure (every available kernel and densify-and-SpMV timed on a few probe x per op and output
+ * form: a few hundred kernel launches, tens of ms) and uses that calibration for the unmasked
+ * calls; 0: the trained trees choose (also for masked calls either way). Read again by every
+ * apply. The host path ignores it. */
+hola_status hola_spmspv_set_calibrate(hola_spmspv op, int on);
 /* Name of the kernel the last apply used ("matrix_driven", "vector_balanced", "densify", ...);
  * static storage. */
 hola_status hola_spmspv_last_kernel(hola_spmspv op, const char** name);

@@ -2,8 +2,10 @@
 // structure, the kernel chosen per call. Host memory: the OpenMP kernels of kernels/spmspv, the
 // hand rule spmspv::select_algorithm. Device memory (builds with CUDA): the GPU kernels of
 // hola/spmspv_gpu.hpp and densify-and-SpMV (x scattered into a dense vector, one SpMV with
-// hola::Operator), chosen by trees trained on hola-spmspv-bench measurements
-// (spmspv::select_gpu_kernel). docs/spmspv.md.
+// hola::Operator), chosen per call from each candidate's times on a few probe x measured at setup
+// (spmspv::select_calibrated_kernel; SpmspvOptions::calibrate), or by trees trained on
+// hola-spmspv-bench measurements (spmspv::select_gpu_kernel: masked calls, calibration off).
+// docs/spmspv.md.
 #pragma once
 
 #include <cstdint>
@@ -49,10 +51,12 @@ struct GpuCallFeatures {
 struct GpuSelection {
   gpu::Kernel kernel = gpu::Kernel::densify;
   // Predicted log2(time / densify-and-SpMV time) of matrix_direct .. vector_balanced (the
-  // gpu::Kernel values 0..3); NaN when not predicted.
+  // gpu::Kernel values 0..3); NaN when not predicted. Calibrated without densify timings (an op
+  // the dense SpMV cannot do): log2(predicted time / 1 ms).
   double predicted[4];
-  double margin = 1;       // a sparse kernel is taken when predicted faster than densify by this
-  bool from_tree = false;  // false: no tree trained for any precision (fallback order)
+  double margin = 1;        // a sparse kernel is taken when predicted faster than densify by this
+  bool from_tree = false;   // false: no tree trained for any precision (fallback order)
+  bool calibrated = false;  // from select_calibrated_kernel with a calibration (not the trees)
 };
 
 // The GPU selection: the available sparse kernel of least predicted time, taken when predicted
@@ -61,6 +65,49 @@ struct GpuSelection {
 // k = gpu::Kernel values 0..4 (densify 4); at least one must be. Without trees: densify, else
 // vector_balanced, matrix_balanced, vector_direct, matrix_direct, the first available.
 GpuSelection select_gpu_kernel(const GpuCallFeatures& f, const bool available[5]);
+
+// The calibration at setup (docs/spmspv.md, "Calibration at setup"): x of these densities of
+// n_in (nnz_x = clamp(round(density * n_in), 1, n_in); equal sizes merged), chosen by
+// bench/selector/study_spmspv_calibration.py on the 16-matrix H100 sweep.
+inline constexpr double kCalibrationDensities[4] = {3.1622776601683795e-06, 3.1622776601683795e-05,
+                                                    0.031622776601683794, 0.31622776601683794};
+// A direct kernel (matrix_direct, vector_direct: its time depends on which rows x hits) is taken
+// only when predicted faster than its balanced sibling by this factor.
+inline constexpr double kCalibrationSiblingMargin = 1.1;
+// A sparse kernel this much slower than densify at a probe is not timed at the larger ones.
+inline constexpr double kCalibrationStop = 4;
+
+// One op and output form's calibration: each candidate's median time on probe x of increasing
+// nnz_x (plus_times, no mask, sorted x, sorted y when sparse).
+struct GpuCalibration {
+  static constexpr int max_probes = 4;
+  int probes = 0;  // 0: not calibrated
+  std::int64_t nnz_x[max_probes] = {};
+  // ms[p][k]: time (ms) of gpu::Kernel k (0..4, densify 4) at probe p; NaN when not timed (not
+  // available, or above a probe where it was kCalibrationStop times slower than densify).
+  double ms[max_probes][5];
+  GpuCalibration();
+};
+
+// The probe sizes for an input of n_in entries (kCalibrationDensities), distinct, increasing.
+std::vector<std::int64_t> calibration_probe_sizes(std::int64_t n_in);
+// k distinct indices of [0, n), uniformly at random from `seed`, sorted (what hola-spmspv-bench
+// draws: any k-subset equally likely). O(n / 8) bytes of scratch.
+std::vector<std::int64_t> calibration_probe_indices(std::int64_t n, std::int64_t k,
+                                                    std::uint64_t seed);
+
+// The calibrated GPU selection for a call with nnz_x entries in x: per sparse kernel, the log2
+// ratio of its time to densify's at each probe where it was timed, interpolated linearly in
+// log2(nnz_x) (below the smallest probe: its value; above the largest: the last segment's slope
+// when positive, else constant). A direct kernel is dropped when not predicted faster than its
+// available balanced sibling by kCalibrationSiblingMargin. Of the rest, the available kernel of
+// least prediction is taken when densify is not available; when densify is, only if predicted
+// faster than densify by `margin` (densify timed at every probe), otherwise densify. Never an
+// unavailable kernel: with no available sparse kernel predicted and densify unavailable,
+// select_gpu_kernel's fallback order. No calibration (probes 0): densify when available, else
+// that order. `available` as for select_gpu_kernel.
+GpuSelection select_calibrated_kernel(const GpuCalibration& c, std::int64_t nnz_x,
+                                      const bool available[5], double margin);
 
 }  // namespace spmspv
 
@@ -80,10 +127,17 @@ struct SpmspvOptions {
   bool validate_vectors = true;
   // Device memory: the dense SpMV of densify-and-SpMV (hola::Operator; kernel "auto").
   OperatorOptions dense{};
-  // Device memory: densify-and-SpMV's time (ms) per op for the selection. Negative: measured at
-  // setup (CUDA events, median of 5 calls after 2 warm-up calls, with an empty x). Set them for
-  // a selection that does not depend on a measurement (tests).
+  // Device memory: densify-and-SpMV's time (ms) per op for the trees. Negative: measured at
+  // setup (CUDA events, median of 5 calls after 2 warm-up calls, with an empty x). Set them, with
+  // calibrate off, for a selection that does not depend on a measurement (tests).
   double densify_ms_n = -1, densify_ms_t = -1;
+  // Device memory: calibrate the selection at setup (per op and output form, every available
+  // candidate timed on the probe x of kCalibrationDensities: about 200-340 kernel launches,
+  // estimated 8-190 ms of GPU time on the 16-matrix sweep; the probe x and a dense and a sparse
+  // y borrowed during setup). The unmasked calls then choose by select_calibrated_kernel with
+  // calibration_margin; masked calls, and every call when off, by the trees.
+  bool calibrate = true;
+  double calibration_margin = 1.2;
 };
 
 template <class V, class I, class O>
@@ -97,9 +151,9 @@ class SpmspvOperator {
   // Analysis once per structure, on `stream` (a cudaStream_t; device memory only): validation,
   // the column view ((cols + 1 + nnz) sizeof(O) + nnz (sizeof(I) + sizeof(V)) bytes, on the
   // host or the device as A). Device memory also: the GPU workspace, the dense SpMV's setup
-  // (both ops), the row-length statistics of A and A^T and the densify-and-SpMV timing; it
-  // synchronizes `stream`. The same arrays, sizes and structure_version again: only the values
-  // are refreshed (no synchronisation on the device).
+  // (both ops), the row-length statistics of A and A^T, the densify-and-SpMV timing and (option
+  // calibrate) the calibration; it synchronizes `stream`. The same arrays, sizes and
+  // structure_version again: only the values are refreshed (no synchronisation on the device).
   void setup(const CsrView<V, I, O>& A, std::uint64_t structure_version = 0,
              void* stream = nullptr);
 
@@ -115,11 +169,15 @@ class SpmspvOperator {
   void set_kernel(const std::string& kernel);
   // SpmspvOptions::validate_vectors for the next applies.
   void set_validate_vectors(bool on) { options_.validate_vectors = on; }
+  // SpmspvOptions::calibrate: read by the next setup of a structure (whether to calibrate) and
+  // by each apply (whether to use a calibration that setup made).
+  void set_calibrate(bool on) { options_.calibrate = on; }
 
   bool is_setup() const { return setup_done_; }
   Memory memory() const { return A_.memory; }
   // Kernel used by the last apply ("matrix_driven", "vector_balanced", "densify", ...) and
-  // why (the features, and on the GPU each sparse kernel's prediction and the margin).
+  // why (the features, and on the GPU each sparse kernel's prediction, calibrated or from the
+  // trees, and the margin).
   const char* last_kernel() const { return last_kernel_; }
   std::string last_reason() const;
   // Host memory: the host kernel of the last apply.
@@ -127,6 +185,9 @@ class SpmspvOperator {
   // Densify-and-SpMV's time for op (ms) that the GPU selection uses (measured at setup or given
   // in the options); -1 on the host or before setup, or when op cannot densify.
   double densify_ms(Op op) const;
+  // The calibration setup made for op and output form (device memory, calibrate on); probes 0
+  // when none.
+  spmspv::GpuCalibration calibration(Op op, spmspv::OutputFormat form) const;
   std::size_t column_view_bytes() const;
   // Host: the host workspace. Device: the GPU workspace plus the dense SpMV's (the column view
   // apart).
