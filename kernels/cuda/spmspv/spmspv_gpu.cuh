@@ -246,21 +246,50 @@ __global__ void matrix_balanced_kernel(std::int64_t rows, std::int64_t nnz, int 
 }
 
 // Vector-driven, direct: one thread per entry k of x, over row x_idx[k] of M (A^T for N, A for
-// T), products combined atomically into acc.
+// T), products combined atomically into acc. A row longer than kDirectLongRow is walked by the
+// whole warp instead (its lanes take turns handing theirs over): one thread alone on a row of
+// 10^4..10^5 entries (a hub of a graph, the dense row of an arrow matrix) took milliseconds,
+// hundreds of times a dense product, whenever x happened to select it. Warps step through x
+// together, so the shuffles see all 32 lanes.
+constexpr std::int64_t kDirectLongRow = 128;
 template <class S, class V, class I, class O>
 __global__ void vector_direct_kernel(std::int64_t nx, const I* x_idx, const V* x_val,
                                      bool x_val_dense, const O* row_ptr, const I* col_idx,
                                      const V* values, MaskDev mask, V* acc, int* flag, I* list,
                                      unsigned long long* count) {
-  for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < nx;
-       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const std::int64_t j = static_cast<std::int64_t>(x_idx[k]);
-    const V xv = x_val_dense ? x_val[j] : x_val[k];
-    for (O e = row_ptr[j]; e < row_ptr[j + 1]; ++e) {
-      const std::int64_t i = static_cast<std::int64_t>(col_idx[e]);
-      if (!mask.allowed(i)) continue;
-      atomic_combine<S>(&acc[i], S::mul(values[e], xv));
-      touch(flag, list, count, i);
+  const int lane = static_cast<int>(threadIdx.x & 31u);
+  const std::int64_t thread = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t base = thread - lane; base < nx; base += stride) {
+    const std::int64_t k = base + lane;
+    std::int64_t begin = 0, end = 0;
+    V xv = S::template identity<V>();
+    if (k < nx) {
+      const std::int64_t j = static_cast<std::int64_t>(x_idx[k]);
+      xv = x_val_dense ? x_val[j] : x_val[k];
+      begin = static_cast<std::int64_t>(row_ptr[j]);
+      end = static_cast<std::int64_t>(row_ptr[j + 1]);
+    }
+    const bool long_row = end - begin > kDirectLongRow;
+    if (!long_row)
+      for (std::int64_t e = begin; e < end; ++e) {
+        const std::int64_t i = static_cast<std::int64_t>(col_idx[e]);
+        if (!mask.allowed(i)) continue;
+        atomic_combine<S>(&acc[i], S::mul(values[e], xv));
+        touch(flag, list, count, i);
+      }
+    for (unsigned pending = __ballot_sync(0xffffffffu, long_row); pending != 0;
+         pending &= pending - 1) {
+      const int owner = __ffs(pending) - 1;
+      const std::int64_t b = __shfl_sync(0xffffffffu, begin, owner);
+      const std::int64_t f = __shfl_sync(0xffffffffu, end, owner);
+      const V v = __shfl_sync(0xffffffffu, xv, owner);
+      for (std::int64_t e = b + lane; e < f; e += 32) {
+        const std::int64_t i = static_cast<std::int64_t>(col_idx[e]);
+        if (!mask.allowed(i)) continue;
+        atomic_combine<S>(&acc[i], S::mul(values[e], v));
+        touch(flag, list, count, i);
+      }
     }
   }
 }
