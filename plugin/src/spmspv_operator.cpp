@@ -298,6 +298,22 @@ struct CalibrationResources {
 
 std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
+// The index of the longest of the n rows of row_ptr (device memory; the first of equal ones),
+// -1 when there is none. Copies the offsets to the host: setup only.
+template <class O>
+std::int64_t longest_row(const O* row_ptr, std::int64_t n, cudaStream_t s) {
+  if (n <= 0) return -1;
+  std::vector<O> h(static_cast<std::size_t>(n) + 1);
+  calibration_check(
+      cudaMemcpyAsync(h.data(), row_ptr, h.size() * sizeof(O), cudaMemcpyDeviceToHost, s),
+      "cudaMemcpyAsync");
+  calibration_check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  std::int64_t best = 0;
+  for (std::int64_t r = 1; r < n; ++r)
+    if (h[r + 1] - h[r] > h[best + 1] - h[best]) best = r;
+  return best;
+}
+
 // Times every available candidate of `engine` (set up for A of rows x cols, with its dense SpMV)
 // per op and output form on the probe x of kCalibrationDensities (spmspv::GpuCalibration). The
 // probes' index lists are drawn on the host and copied to the device once; a dense and a sparse
@@ -305,8 +321,9 @@ std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 // Synchronizes `stream`.
 template <class V, class I, class O>
 void calibrate_on_device(spmspv::gpu::Spmspv<V, I, O>& engine, std::int64_t rows, std::int64_t cols,
-                         bool has_at, const double densify_ms[2],
-                         spmspv::GpuCalibration (&out)[2][2], void* stream) {
+                         bool has_at, const O* row_ptr_A, const O* row_ptr_At,
+                         const double densify_ms[2], spmspv::GpuCalibration (&out)[2][2],
+                         void* stream) {
   namespace sg = spmspv::gpu;
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   // The probes of both ops, their indices in one host array.
@@ -319,11 +336,20 @@ void calibrate_on_device(spmspv::gpu::Spmspv<V, I, O>& engine, std::int64_t rows
     if (n_out <= 0) continue;
     sizes[o] = spmspv::calibration_probe_sizes(n_in);
     max_out = std::max(max_out, n_out);
+    // The longest row of the matrix the vector-driven kernels walk (A^T for N, A for T): the
+    // probes from kCalibrationHeavyFrom nnz_x / n_in up select it, so that a kernel whose time
+    // depends on which rows x selects is timed with the worst one there (one 46 500-entry row
+    // of an arrow matrix, missed by a random probe, made vector_direct 10x densify).
+    const O* walked = o == 0 ? row_ptr_At : row_ptr_A;
+    const std::int64_t longest = walked ? longest_row(walked, n_in, s) : -1;
     for (std::size_t p = 0; p < sizes[o].size(); ++p) {
       offset[o].push_back(indices.size());
       const std::uint64_t seed = 0x5eed5eedULL + 16 * static_cast<std::uint64_t>(o) + p;
-      for (std::int64_t i : spmspv::calibration_probe_indices(n_in, sizes[o][p], seed))
-        indices.push_back(static_cast<I>(i));
+      std::vector<std::int64_t> probe = spmspv::calibration_probe_indices(n_in, sizes[o][p], seed);
+      if (longest >= 0 && static_cast<double>(sizes[o][p]) >=
+                              spmspv::kCalibrationHeavyFrom * static_cast<double>(n_in))
+        spmspv::calibration_probe_include(probe, longest);
+      for (std::int64_t i : probe) indices.push_back(static_cast<I>(i));
       max_nnz = std::max(max_nnz, sizes[o][p]);
     }
   }
@@ -539,7 +565,8 @@ void SpmspvOperator<V, I, O>::setup_device(const CsrView<V, I, O>& A,
   }
   // The calibration of the selection: every available candidate on the probe x.
   if (options_.calibrate)
-    calibrate_on_device(n.engine, A.rows, A.cols, has_at, n.densify_ms, n.calibration, stream);
+    calibrate_on_device(n.engine, A.rows, A.cols, has_at, A.row_ptr, has_at ? At.row_ptr : nullptr,
+                        n.densify_ms, n.calibration, stream);
   device_ = std::move(fresh);
   A_ = A;
   At_ = At;

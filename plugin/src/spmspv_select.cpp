@@ -112,6 +112,13 @@ std::vector<std::int64_t> calibration_probe_indices(std::int64_t n, std::int64_t
   return out;
 }
 
+void calibration_probe_include(std::vector<std::int64_t>& probe, std::int64_t index) {
+  if (probe.empty() || std::binary_search(probe.begin(), probe.end(), index)) return;
+  // Replace the middle entry: the size stays, and so does the spread of the rest.
+  probe[probe.size() / 2] = index;
+  std::sort(probe.begin(), probe.end());
+}
+
 namespace {
 
 // ys(xs) at x: linear between the points, the first value below them, above them the last

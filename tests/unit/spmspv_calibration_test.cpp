@@ -88,6 +88,29 @@ TEST(SpmspvCalibration, ProbeIndicesAreSortedDistinctAndDeterministic) {
   EXPECT_LT(low, 2300);
 }
 
+TEST(SpmspvCalibration, ProbeIncludesTheLongestRow) {
+  std::vector<std::int64_t> probe = calibration_probe_indices(1000, 31, 5);
+  const std::vector<std::int64_t> drawn = probe;
+  // Already there: unchanged.
+  calibration_probe_include(probe, drawn[7]);
+  EXPECT_EQ(probe, drawn);
+  // Missing: in, same size, sorted, distinct, every other entry one of the drawn ones.
+  std::int64_t missing = 0;
+  while (std::binary_search(drawn.begin(), drawn.end(), missing)) ++missing;
+  calibration_probe_include(probe, missing);
+  ASSERT_EQ(probe.size(), drawn.size());
+  EXPECT_TRUE(std::binary_search(probe.begin(), probe.end(), missing));
+  EXPECT_TRUE(std::is_sorted(probe.begin(), probe.end()));
+  EXPECT_EQ(std::adjacent_find(probe.begin(), probe.end()), probe.end());
+  std::size_t kept = 0;
+  for (std::int64_t i : probe) kept += std::binary_search(drawn.begin(), drawn.end(), i);
+  EXPECT_EQ(kept, drawn.size() - 1);
+  // An empty probe stays empty.
+  std::vector<std::int64_t> none;
+  calibration_probe_include(none, 3);
+  EXPECT_TRUE(none.empty());
+}
+
 TEST(SpmspvCalibration, NothingCalibratedMeansDensify) {
   const GpuCalibration none;
   EXPECT_EQ(none.probes, 0);

@@ -76,6 +76,9 @@ inline constexpr double kCalibrationDensities[4] = {3.1622776601683795e-06, 3.16
 inline constexpr double kCalibrationSiblingMargin = 1.1;
 // A sparse kernel this much slower than densify at a probe is not timed at the larger ones.
 inline constexpr double kCalibrationStop = 4;
+// Probes of at least this share of n_in select the longest row of the walked matrix (A^T for N,
+// A for T): the worst row for the kernels whose time depends on the rows x selects.
+inline constexpr double kCalibrationHeavyFrom = 0.01;
 
 // One op and output form's calibration: each candidate's median time on probe x of increasing
 // nnz_x (plus_times, no mask, sorted x, sorted y when sparse).
@@ -95,6 +98,9 @@ std::vector<std::int64_t> calibration_probe_sizes(std::int64_t n_in);
 // draws: any k-subset equally likely). O(n / 8) bytes of scratch.
 std::vector<std::int64_t> calibration_probe_indices(std::int64_t n, std::int64_t k,
                                                     std::uint64_t seed);
+// Makes the sorted probe select `index` (in range): unchanged when it does, else its middle
+// entry is replaced by it (same size, still sorted).
+void calibration_probe_include(std::vector<std::int64_t>& probe, std::int64_t index);
 
 // The calibrated GPU selection for a call with nnz_x entries in x: per sparse kernel, the log2
 // ratio of its time to densify's at each probe where it was timed, interpolated linearly in
