@@ -547,19 +547,12 @@ int main(int argc, char** argv) {
   }
   // A GPU HYPRE initialises the device in HYPRE_Init: without one (or without Hola's CUDA
   // kernels), report and stop (77, ctest's skip code) before that.
-  {
-    std::string missing = hola::demo::hypre_device_missing();
-    if (missing.empty() && hola::demo::kHypreOnDevice && !kOnDevice)
-      missing = "HYPRE was built for a GPU other than CUDA (this program measures CUDA products)";
-    int local = missing.empty() ? 0 : 1, any = 0;
-    MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (any) {
-      if (rank == 0)
-        std::printf("SKIPPED: %s\n",
-                    missing.empty() ? "a rank has no usable GPU" : missing.c_str());
-      MPI_Finalize();
-      return 77;
-    }
+  std::string missing = hola::demo::hypre_device_missing();
+  if (missing.empty() && hola::demo::kHypreOnDevice && !kOnDevice)
+    missing = "HYPRE was built for a GPU other than CUDA (this program measures CUDA products)";
+  if (!hola::demo::hypre_ranks_ready(MPI_COMM_WORLD, missing)) {
+    MPI_Finalize();
+    return 77;
   }
   HYPRE_Init();  // HYPRE_Initialize from HYPRE 2.29 on (HYPRE_Init is its old name)
   hola::demo::hypre_use_memory();

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -48,6 +49,20 @@ inline std::string hypre_device_missing() {
     return "HYPRE was built for GPUs but no usable CUDA device was found";
   return {};
 #endif
+}
+
+// Whether every rank of comm can go on to HYPRE_Init: `missing` is this rank's reason why not
+// (empty when it can; hypre_device_missing() for most programs). When any rank has one, rank 0
+// prints "SKIPPED: <reason><note>" and the answer is false: the caller finalises MPI and exits
+// with 77 (ctest's skip code), before a GPU HYPRE would initialise a device it cannot use.
+inline bool hypre_ranks_ready(MPI_Comm comm, const std::string& missing, const char* note = "") {
+  int rank = 0, local = missing.empty() ? 0 : 1, any = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (any && rank == 0)
+    std::printf("SKIPPED: %s%s\n", missing.empty() ? "a rank has no usable GPU" : missing.c_str(),
+                note);
+  return any == 0;
 }
 
 // After HYPRE_Init: device memory and execution by default (a CUDA build of HYPRE 3.x has these

@@ -589,17 +589,10 @@ int main(int argc, char** argv) {
   MPI_Comm_size(comm, &nranks);
   // A GPU HYPRE initialises the device in HYPRE_Init: without a usable GPU (or without Hola's
   // device kernels) nothing here can run; report skipped, never passed.
-  {
-    const std::string missing = hola::demo::hypre_device_missing();
-    int local = missing.empty() ? 0 : 1, any = 0;
-    MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, comm);
-    if (any) {
-      if (rank == 0)
-        std::printf("SKIPPED: %s; the HYPRE adapter checks did not run\n",
-                    missing.empty() ? "a rank has no usable GPU" : missing.c_str());
-      MPI_Finalize();
-      return 77;
-    }
+  if (!hola::demo::hypre_ranks_ready(comm, hola::demo::hypre_device_missing(),
+                                     "; the HYPRE adapter checks did not run")) {
+    MPI_Finalize();
+    return 77;
   }
   HYPRE_Init();  // HYPRE_Initialize from HYPRE 2.29 on (HYPRE_Init is its old name)
   hola::demo::hypre_use_memory();
