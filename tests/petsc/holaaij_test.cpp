@@ -207,6 +207,19 @@ PetscErrorCode GetBlockCounts(Mat A, BlockCounts counts[2]) {
 
 enum class Expect { hola, fallback };
 
+// Runs call() and adds the flops PETSc's log counted meanwhile to *sum (Hola must log what PETSc's
+// own product logs: -log_view's MFlop/s compare like for like).
+template <class Call>
+PetscErrorCode CountFlops(PetscLogDouble* sum, Call&& call) {
+  PetscLogDouble before, after;
+  PetscFunctionBegin;
+  PetscCall(PetscGetFlops(&before));
+  PetscCall(call());
+  PetscCall(PetscGetFlops(&after));
+  *sum += after - before;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // The products Compare runs on A: MatMult, MatMultAdd twice, MatMultTranspose,
 // MatMultTransposeAdd twice. PETSc's MPI products call each local block once per product.
 constexpr PetscInt kProducts = 6;
@@ -223,6 +236,7 @@ PetscErrorCode Compare(const char* what, Mat A, Mat R, Expect expect = Expect::h
   BlockCounts blocks_before[2], blocks_after[2];
   char label[160];
   const PetscReal tol = 1e-12;
+  PetscLogDouble flops_a = 0, flops_r = 0;  // logged by A's and R's MatMult .. MatMultTranspose
 
   PetscFunctionBegin;
   PetscCall(HolaPetscGetStats(A, &before, &fb_before, nullptr));
@@ -239,31 +253,39 @@ PetscErrorCode Compare(const char* what, Mat A, Mat R, Expect expect = Expect::h
   PetscCall(VecSetRandom(wt, nullptr));
 
   PetscCall(Poison(y));
-  PetscCall(MatMult(A, x, y));
-  PetscCall(MatMult(R, x, yr));
+  PetscCall(CountFlops(&flops_a, [&] { return MatMult(A, x, y); }));
+  PetscCall(CountFlops(&flops_r, [&] { return MatMult(R, x, yr); }));
   PetscCall(RelDiff(y, yr, &e));
   PetscCall(PetscSNPrintf(label, sizeof(label), "%s: MatMult", what));
   PetscCall(Check(e <= tol, label, e));
 
   PetscCall(Poison(y));
-  PetscCall(MatMultAdd(A, x, w, y));  // y = w + A x
-  PetscCall(MatMultAdd(R, x, w, yr));
+  PetscCall(CountFlops(&flops_a, [&] { return MatMultAdd(A, x, w, y); }));  // y = w + A x
+  PetscCall(CountFlops(&flops_r, [&] { return MatMultAdd(R, x, w, yr); }));
   PetscCall(RelDiff(y, yr, &e));
   PetscCall(PetscSNPrintf(label, sizeof(label), "%s: MatMultAdd", what));
   PetscCall(Check(e <= tol, label, e));
 
-  PetscCall(MatMultAdd(A, x, y, y));  // z == y
-  PetscCall(MatMultAdd(R, x, yr, yr));
+  PetscCall(CountFlops(&flops_a, [&] { return MatMultAdd(A, x, y, y); }));  // z == y
+  PetscCall(CountFlops(&flops_r, [&] { return MatMultAdd(R, x, yr, yr); }));
   PetscCall(RelDiff(y, yr, &e));
   PetscCall(PetscSNPrintf(label, sizeof(label), "%s: MatMultAdd z==y", what));
   PetscCall(Check(e <= tol, label, e));
 
   PetscCall(Poison(zt));
-  PetscCall(MatMultTranspose(A, w, zt));
-  PetscCall(MatMultTranspose(R, w, ztr));
+  PetscCall(CountFlops(&flops_a, [&] { return MatMultTranspose(A, w, zt); }));
+  PetscCall(CountFlops(&flops_r, [&] { return MatMultTranspose(R, w, ztr); }));
   PetscCall(RelDiff(zt, ztr, &e));
   PetscCall(PetscSNPrintf(label, sizeof(label), "%s: MatMultTranspose", what));
   PetscCall(Check(e <= tol, label, e));
+  if (expect == Expect::hola) {
+    // Summed over the ranks: MPI products log per local block.
+    PetscLogDouble all[2], mine[2] = {flops_a, flops_r};
+    PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
+    PetscCall(PetscSNPrintf(label, sizeof(label), "%s: flops logged %.0f, native %.0f", what,
+                            (double)all[0], (double)all[1]));
+    PetscCall(Check(all[0] == all[1], label, (double)all[0]));
+  }
 
   // Reference of z = y + A^T w: the native MatMultTranspose plus VecAXPY (the native
   // MatMultTransposeAdd of aijcusparse is compared too, but only reported: on the H200 with

@@ -38,6 +38,12 @@ PetscErrorCode SeqProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, boo
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mt));
   PetscCall(MatGetNonzeroState(A, &state));
   const PetscInt nnz = ai ? ai[m] : 0;
+  if (state != ctx->rows_state) {  // once per structure
+    PetscInt nonempty = 0;
+    for (PetscInt i = 0; ai && i < m; i++) nonempty += ai[i + 1] > ai[i] ? 1 : 0;
+    ctx->nonempty_rows = nonempty;
+    ctx->rows_state = state;
+  }
   const PetscInt nx = op == hola::Op::N ? n : m, nz = op == hola::Op::N ? m : n;
 
   PetscCall(GetProductArrays(kHostVecs, x, y, z, &v));
@@ -55,7 +61,8 @@ PetscErrorCode SeqProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, boo
   }
   PetscCall(RestoreProductArrays(kHostVecs, x, y, z, &v));
   PetscCheck(err.empty(), PETSC_COMM_SELF, PETSC_ERR_LIB, "Hola: %s", err.c_str());
-  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)nnz));
+  if (nnz > 0 && m > 0 && n > 0)
+    PetscCall(PetscLogFlops(ProductFlops(nnz, ctx->nonempty_rows, y != nullptr, op, false)));
   PetscCall(ViewOnce(ctx, m, n, nnz));
   *done = true;
   PetscFunctionReturn(PETSC_SUCCESS);
