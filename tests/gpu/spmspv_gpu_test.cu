@@ -866,6 +866,40 @@ TYPED_TEST(SpmspvOperatorGpu, RepeatedAppliesAndValueRefresh) {
   }
 }
 
+// The case of an unexplained failure in a benchmark sweep (densify, a wide random matrix of
+// 131 072 x 1 048 576, op N, sparse y, x at density 0.1, on a non-blocking stream: once, the last
+// entry of y held 0): every candidate and auto, many times over, each call checked with y
+// poisoned, dense and sparse y.
+TEST(SpmspvOperatorGpuWide, RepeatedCallsDouble) {
+  using V = double;
+  using I = std::int32_t;
+  using O = std::int32_t;
+  TestStream stream(TestStream::non_blocking);
+  DeviceCsr<V, I, O> dm(gen::random_rect(1 << 17, 1 << 20, 16, 1).template convert<V, I, O>());
+  SpmspvOperator<V, I, O> op;
+  op.setup(dm.A, 0, stream.get());
+  int failures = 0;
+  for (double density : {0.1, 0.01}) {
+    DeviceVector<V, I> dv(dm.A.cols, density, 91);
+    const auto p =
+        host_problem(dm.host, Op::N, Semiring::plus_times, dv.hv.view(VectorFormat::sorted), {});
+    const ReferenceResult<V, I, O> reference(p);
+    for (const char* kernel : {"densify", "auto", "matrix_balanced", "densify"})
+      for (int form : {1, 0})
+        for (int call = 0; call < 12 && failures < 5; ++call) {
+          DeviceOutput<V, I> dy(dm.A.rows, form);
+          op.set_kernel(kernel);
+          op.apply(Op::N, Semiring::plus_times, dv.device(VectorFormat::sorted), dy.y, {},
+                   stream.get());
+          const std::string diff = reference.compare(dy.host());
+          failures += diff.empty() ? 0 : 1;
+          EXPECT_EQ(diff, "") << kernel << " ran " << op.last_kernel() << ", density " << density
+                              << ", form " << form << ", call " << call << "\n"
+                              << op.last_reason();
+        }
+  }
+}
+
 // The device column view: the same arrays as the host one (entries of a column in row order).
 TYPED_TEST(SpmspvOperatorGpu, DeviceColumnViewMatchesHost) {
   HOLA_TYPES;
