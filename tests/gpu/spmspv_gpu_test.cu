@@ -900,6 +900,38 @@ TEST(SpmspvOperatorGpuWide, RepeatedCallsDouble) {
   }
 }
 
+// The same matrix, densify with a sparse y, behind each dense SpMV kernel (which part fails?).
+TEST(SpmspvOperatorGpuWide, DensifyOverEveryDenseKernel) {
+  using V = double;
+  using I = std::int32_t;
+  using O = std::int32_t;
+  TestStream stream(TestStream::non_blocking);
+  DeviceCsr<V, I, O> dm(gen::random_rect(1 << 17, 1 << 20, 16, 1).template convert<V, I, O>());
+  DeviceVector<V, I> dv(dm.A.cols, 0.1, 91);
+  const auto p =
+      host_problem(dm.host, Op::N, Semiring::plus_times, dv.hv.view(VectorFormat::sorted), {});
+  const ReferenceResult<V, I, O> reference(p);
+  for (const char* dense : {"scalar", "hola", "vector-adaptive", "cusparse", "auto"}) {
+    SpmspvOptions options;
+    options.kernel = "densify";
+    options.dense.kernel = dense;
+    options.calibrate = false;
+    options.densify_ms_n = options.densify_ms_t = 1.0;
+    SpmspvOperator<V, I, O> op(options);
+    op.setup(dm.A, 0, stream.get());
+    int failures = 0;
+    for (int call = 0; call < 80; ++call) {
+      DeviceOutput<V, I> dy(dm.A.rows, 1);
+      op.apply(Op::N, Semiring::plus_times, dv.device(VectorFormat::sorted), dy.y, {},
+               stream.get());
+      const std::string diff = reference.compare(dy.host());
+      failures += diff.empty() ? 0 : 1;
+      if (failures <= 2) EXPECT_EQ(diff, "") << "dense " << dense << ", call " << call;
+    }
+    EXPECT_EQ(failures, 0) << "dense " << dense;
+  }
+}
+
 // The device column view: the same arrays as the host one (entries of a column in row order).
 TYPED_TEST(SpmspvOperatorGpu, DeviceColumnViewMatchesHost) {
   HOLA_TYPES;
