@@ -133,9 +133,9 @@ class CusparseKernel final : public SpmvKernel<V, I, O> {
       const std::int64_t longest = A.rows > A.cols ? A.rows : A.cols;
       cuda::DeviceBuffer scratch_x(static_cast<std::size_t>(longest) * sizeof(V));
       cuda::DeviceBuffer scratch_y(static_cast<std::size_t>(longest) * sizeof(V));
-      for (Op op : {Op::N, Op::T})
-        for (bool beta_zero : {true, false})
-          if (supports(op)) prepare(op, beta_zero, scratch_x.get(), scratch_y.get());
+      for (Op op : {Op::N, Op::T}) {
+        if (supports(op)) prepare(op, scratch_x.get(), scratch_y.get());
+      }
       // The scratch vectors are freed on return; the preprocessing must be done by then.
       HOLA_CUDA_CHECK(cudaStreamSynchronize(s));
       ready_ = true;
@@ -154,9 +154,7 @@ class CusparseKernel final : public SpmvKernel<V, I, O> {
   }
 
   std::size_t workspace_bytes() const override {
-    std::size_t bytes = 0;
-    for (const Plan& plan : plans_) bytes += plan.buffer.bytes();
-    return bytes;
+    return plans_[0].buffer.bytes() + plans_[1].buffer.bytes();
   }
 
   void apply(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out, void* stream) override {
@@ -179,7 +177,7 @@ class CusparseKernel final : public SpmvKernel<V, I, O> {
     } else if (y_in != y_out) {
       HOLA_CUDA_CHECK(cudaMemcpyAsync(y_out, y_in, y_bytes, cudaMemcpyDeviceToDevice, s));
     }
-    Plan& plan = plan_for(op, beta == V(0));
+    Plan& plan = plans_[op == Op::N ? 0 : 1];
     HOLA_CUSPARSE_CHECK(cusparseSetStream(handle_, s));
     HOLA_CUSPARSE_CHECK(cusparseDnVecSetValues(plan.x, const_cast<V*>(x)));
     HOLA_CUSPARSE_CHECK(cusparseDnVecSetValues(plan.y, y_out));
@@ -204,16 +202,8 @@ class CusparseKernel final : public SpmvKernel<V, I, O> {
     return alg_ == 1 ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_CSR_ALG2;
   }
 
-  // One plan per op and per kind of beta (zero or not): cuSPARSE's preprocessing takes beta, and
-  // a product with beta = 0 on a plan preprocessed with beta = 1 left, about once in a hundred
-  // products, a row of y at one block's partial sum (H100, CUDA 13.0, ALG1: the last row of a
-  // 131 072 x 1 048 576 random matrix, tests/gpu/spmspv_gpu_test WideMatrix*).
-  Plan& plan_for(Op op, bool beta_zero) {
-    return plans_[(op == Op::N ? 0 : 2) + (beta_zero ? 0 : 1)];
-  }
-
-  void prepare(Op op, bool beta_zero, void* scratch_x, void* scratch_y) {
-    Plan& plan = plan_for(op, beta_zero);
+  void prepare(Op op, void* scratch_x, void* scratch_y) {
+    Plan& plan = plans_[op == Op::N ? 0 : 1];
     const std::int64_t nx = op == Op::N ? A_.cols : A_.rows;
     const std::int64_t ny = op == Op::N ? A_.rows : A_.cols;
     HOLA_CUSPARSE_CHECK(
@@ -222,7 +212,7 @@ class CusparseKernel final : public SpmvKernel<V, I, O> {
                           index_type<I>(), CUSPARSE_INDEX_BASE_ZERO, value_type<V>()));
     HOLA_CUSPARSE_CHECK(cusparseCreateDnVec(&plan.x, nx, scratch_x, value_type<V>()));
     HOLA_CUSPARSE_CHECK(cusparseCreateDnVec(&plan.y, ny, scratch_y, value_type<V>()));
-    const V alpha = V(1), beta = beta_zero ? V(0) : V(1);
+    const V alpha = V(1), beta = V(1);
     std::size_t bytes = 0;
     HOLA_CUSPARSE_CHECK(cusparseSpMV_bufferSize(handle_, operation(op), &alpha, plan.matrix, plan.x,
                                                 &beta, plan.y, value_type<V>(), algorithm(),
@@ -280,7 +270,7 @@ class CusparseKernel final : public SpmvKernel<V, I, O> {
   bool ready_ = false;
   int sm_count_ = 0;
   cusparseHandle_t handle_ = nullptr;
-  Plan plans_[4];  // N with beta 0, N, T with beta 0, T (plan_for)
+  Plan plans_[2];  // N, T
 };
 
 }  // namespace hola::gpu::cusparse_detail
