@@ -115,6 +115,61 @@ TEST(OperatorGpu, WideMatrixManyRepeatedApplies) {
   }
 }
 
+// cuSPARSE alone on the wide matrix, 400 products with beta = 0 after y was filled with NaN, with
+// the previous product's result, or with zeros: how often is a row wrong, and which?
+TEST(OperatorGpu, WideMatrixCusparseBetaZero) {
+  using V = double;
+  using I = std::int32_t;
+  PlacedMatrix<DeviceMemory, V, I, I> M(gen::random_rect(1 << 17, 1 << 20, 16, 1));
+  const CsrView<V, I, I> host = M.host.view();
+  std::vector<V> x = random_vector<V>(host.cols, 5);
+  for (std::size_t j = 0; j < x.size(); ++j)
+    if (j % 10 != 3) x[j] = V(0);
+  const std::size_t rows = static_cast<std::size_t>(host.rows);
+  std::vector<V> ref(rows);
+  for (std::size_t i = 0; i < rows; ++i) {
+    V sum = 0;
+    for (I k = host.row_ptr[i]; k < host.row_ptr[i + 1]; ++k)
+      sum += host.values[k] * x[static_cast<std::size_t>(host.col_idx[k])];
+    ref[i] = sum;
+  }
+  DeviceMemory::Array<V> dx(x), dy(rows);
+  TestStream stream(TestStream::non_blocking);
+  OperatorOptions o;
+  o.kernel = "cusparse";
+  Operator<V, I, I> op(o);
+  op.setup(M.view(), 1, stream.get());
+  const char* fills[] = {"NaN", "previous result", "zeros"};
+  int total_bad = 0;
+  for (int fill = 0; fill < 3; ++fill) {
+    int bad_calls = 0;
+    std::string first;
+    std::vector<V> prev = ref;
+    for (int call = 0; call < 400; ++call) {
+      if (fill == 0) dy.upload(std::vector<V>(rows, std::numeric_limits<V>::quiet_NaN()));
+      if (fill == 1) dy.upload(prev);
+      if (fill == 2) dy.upload(std::vector<V>(rows, V(0)));
+      op.apply(Op::N, V(1), {dx.get(), host.cols}, V(0), {dy.get(), host.rows}, stream.get());
+      DeviceMemory::sync();
+      const std::vector<V> y = dy.download();
+      int bad_rows = 0;
+      for (std::size_t i = 0; i < rows; ++i)
+        if (!(std::abs(y[i] - ref[i]) <= 1e-12 * (1 + std::abs(ref[i])))) {
+          if (first.empty())
+            first = "call " + std::to_string(call) + ": y[" + std::to_string(i) +
+                    "] = " + std::to_string(y[i]) + ", reference " + std::to_string(ref[i]);
+          ++bad_rows;
+        }
+      bad_calls += bad_rows > 0;
+      prev = y;
+    }
+    std::printf("cusparse beta 0, y filled with %s first: %d of 400 products wrong%s%s\n",
+                fills[fill], bad_calls, first.empty() ? "" : "; first: ", first.c_str());
+    total_bad += bad_calls;
+  }
+  EXPECT_EQ(total_bad, 0);
+}
+
 // "auto" on a device matrix: the kernel the selector picks on the matrix's GPU features (the
 // trees are retrained per GPU, so the test follows select_device_kernel rather than naming
 // kernels), and the features equal the CPU statistics.

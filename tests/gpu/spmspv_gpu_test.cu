@@ -911,7 +911,8 @@ TEST(SpmspvOperatorGpuWide, DensifyOverEveryDenseKernel) {
   const auto p =
       host_problem(dm.host, Op::N, Semiring::plus_times, dv.hv.view(VectorFormat::sorted), {});
   const ReferenceResult<V, I, O> reference(p);
-  for (const char* dense : {"scalar", "hola", "vector-adaptive", "cusparse", "auto"}) {
+  for (const char* dense :
+       {"scalar", "hola", "vector-adaptive", "cusparse", "cusparse-alg2", "auto"}) {
     SpmspvOptions options;
     options.kernel = "densify";
     options.dense.kernel = dense;
