@@ -933,6 +933,38 @@ TEST(SpmspvOperatorGpuWide, DensifyOverEveryDenseKernel) {
   }
 }
 
+// Densify behind cuSPARSE on a blocking and on a non-blocking stream.
+TEST(SpmspvOperatorGpuWide, DensifyCusparseStreamKinds) {
+  using V = double;
+  using I = std::int32_t;
+  using O = std::int32_t;
+  DeviceCsr<V, I, O> dm(gen::random_rect(1 << 17, 1 << 20, 16, 1).template convert<V, I, O>());
+  DeviceVector<V, I> dv(dm.A.cols, 0.1, 91);
+  const auto p =
+      host_problem(dm.host, Op::N, Semiring::plus_times, dv.hv.view(VectorFormat::sorted), {});
+  const ReferenceResult<V, I, O> reference(p);
+  for (auto kind : {TestStream::blocking, TestStream::non_blocking}) {
+    TestStream stream(kind);
+    SpmspvOptions options;
+    options.kernel = "densify";
+    options.dense.kernel = "cusparse";
+    options.calibrate = false;
+    options.densify_ms_n = options.densify_ms_t = 1.0;
+    SpmspvOperator<V, I, O> op(options);
+    op.setup(dm.A, 0, stream.get());
+    int failures = 0;
+    for (int call = 0; call < 300; ++call) {
+      DeviceOutput<V, I> dy(dm.A.rows, 1);
+      op.apply(Op::N, Semiring::plus_times, dv.device(VectorFormat::sorted), dy.y, {},
+               stream.get());
+      failures += reference.compare(dy.host()).empty() ? 0 : 1;
+    }
+    std::printf("densify over cusparse, %s stream: %d of 300 calls wrong\n",
+                kind == TestStream::blocking ? "blocking" : "non-blocking", failures);
+    EXPECT_EQ(failures, 0);
+  }
+}
+
 // The device column view: the same arrays as the host one (entries of a column in row order).
 TYPED_TEST(SpmspvOperatorGpu, DeviceColumnViewMatchesHost) {
   HOLA_TYPES;
