@@ -170,6 +170,58 @@ TEST(OperatorGpu, WideMatrixCusparseBetaZero) {
   EXPECT_EQ(total_bad, 0);
 }
 
+// The same products read back on the product's stream only (cudaStreamSynchronize), with the GPU
+// kept busy before each product, then again after a device-wide synchronisation: does any of
+// cuSPARSE's work finish outside the stream it was given?
+TEST(OperatorGpu, WideMatrixCusparseStreamOrder) {
+  using V = double;
+  using I = std::int32_t;
+  PlacedMatrix<DeviceMemory, V, I, I> M(gen::random_rect(1 << 17, 1 << 20, 16, 1));
+  const CsrView<V, I, I> host = M.host.view();
+  std::vector<V> x = random_vector<V>(host.cols, 5);
+  for (std::size_t j = 0; j < x.size(); ++j)
+    if (j % 10 != 3) x[j] = V(0);
+  const std::size_t rows = static_cast<std::size_t>(host.rows);
+  std::vector<V> ref(rows);
+  for (std::size_t i = 0; i < rows; ++i) {
+    V sum = 0;
+    for (I k = host.row_ptr[i]; k < host.row_ptr[i + 1]; ++k)
+      sum += host.values[k] * x[static_cast<std::size_t>(host.col_idx[k])];
+    ref[i] = sum;
+  }
+  auto wrong_rows = [&](const V* y) {
+    int bad = 0;
+    for (std::size_t i = 0; i < rows; ++i)
+      bad += !(std::abs(y[i] - ref[i]) <= 1e-12 * (1 + std::abs(ref[i])));
+    return bad;
+  };
+  DeviceMemory::Array<V> dx(x), dy(rows), busy(std::size_t(1) << 24);
+  V* early = nullptr;
+  HOLA_TEST_CUDA(cudaMallocHost(reinterpret_cast<void**>(&early), rows * sizeof(V)));
+  for (const char* kernel : {"cusparse", "cusparse-alg2", "scalar"}) {
+    TestStream stream(TestStream::non_blocking);
+    OperatorOptions o;
+    o.kernel = kernel;
+    Operator<V, I, I> op(o);
+    op.setup(M.view(), 1, stream.get());
+    int early_bad = 0, late_bad = 0;
+    for (int call = 0; call < 400; ++call) {
+      HOLA_TEST_CUDA(cudaMemsetAsync(busy.get(), call & 0xff, busy.n * sizeof(V), stream.get()));
+      op.apply(Op::N, V(1), {dx.get(), host.cols}, V(0), {dy.get(), host.rows}, stream.get());
+      HOLA_TEST_CUDA(
+          cudaMemcpyAsync(early, dy.get(), rows * sizeof(V), cudaMemcpyDeviceToHost, stream.get()));
+      HOLA_TEST_CUDA(cudaStreamSynchronize(stream.get()));
+      early_bad += wrong_rows(early) > 0;
+      DeviceMemory::sync();
+      late_bad += wrong_rows(dy.download().data()) > 0;
+    }
+    std::printf("%s: %d of 400 wrong when read on the stream, %d after a device sync\n", kernel,
+                early_bad, late_bad);
+    EXPECT_EQ(early_bad + late_bad, 0) << kernel;
+  }
+  cudaFreeHost(early);
+}
+
 // "auto" on a device matrix: the kernel the selector picks on the matrix's GPU features (the
 // trees are retrained per GPU, so the test follows select_device_kernel rather than naming
 // kernels), and the features equal the CPU statistics.
