@@ -965,6 +965,61 @@ TEST(SpmspvOperatorGpuWide, DensifyCusparseStreamKinds) {
   }
 }
 
+// The engine's densify with a cuSPARSE product behind it, five ways: as is; the stream or the
+// device synchronised after the product; x copied to a buffer of its own first; y computed into a
+// buffer of its own and copied over.
+TEST(SpmspvOperatorGpuWide, DensifyEngineCusparseVariants) {
+  using V = double;
+  using I = std::int32_t;
+  using O = std::int32_t;
+  DeviceCsr<V, I, O> dm(gen::random_rect(1 << 17, 1 << 20, 16, 1).template convert<V, I, O>());
+  DeviceVector<V, I> dv(dm.A.cols, 0.1, 91);
+  const auto p =
+      host_problem(dm.host, Op::N, Semiring::plus_times, dv.hv.view(VectorFormat::sorted), {});
+  const ReferenceResult<V, I, O> reference(p);
+  TestStream stream(TestStream::non_blocking);
+  OperatorOptions o;
+  o.kernel = "cusparse";
+  Operator<V, I, O> dense(o);
+  dense.setup(dm.A, 1, stream.get());
+  DM::Array<V> own_x(static_cast<std::size_t>(dm.A.cols)),
+      own_y(static_cast<std::size_t>(dm.A.rows));
+  const char* names[] = {"as is", "stream sync after", "device sync after", "own x", "own y"};
+  for (int variant = 0; variant < 5; ++variant) {
+    gpu::Spmspv<V, I, O> engine;
+    engine.setup(dm.A, nullptr, stream.get());
+    engine.set_dense_spmv([&](Op op, const V* x, V* y, void* s) {
+      const auto cs = static_cast<cudaStream_t>(s);
+      const V* xin = x;
+      V* yout = variant == 4 ? own_y.get() : y;
+      if (variant == 3) {
+        HOLA_TEST_CUDA(
+            cudaMemcpyAsync(own_x.get(), x, own_x.n * sizeof(V), cudaMemcpyDeviceToDevice, cs));
+        xin = own_x.get();
+      }
+      dense.apply(op, V(1), ConstVec<V>{xin, dm.A.cols}, V(0), Vec<V>{yout, dm.A.rows}, s);
+      if (variant == 4)
+        HOLA_TEST_CUDA(
+            cudaMemcpyAsync(y, own_y.get(), own_y.n * sizeof(V), cudaMemcpyDeviceToDevice, cs));
+      if (variant == 1) HOLA_TEST_CUDA(cudaStreamSynchronize(cs));
+      if (variant == 2) HOLA_TEST_CUDA(cudaDeviceSynchronize());
+    });
+    int failures = 0;
+    std::string first;
+    for (int call = 0; call < 300; ++call) {
+      DeviceOutput<V, I> dy(dm.A.rows, 1);
+      engine.apply(gpu::Kernel::densify, Op::N, Semiring::plus_times,
+                   dv.device(VectorFormat::sorted), Mask{}, dy.y, stream.get(), true);
+      const std::string diff = reference.compare(dy.host());
+      if (!diff.empty() && first.empty()) first = diff;
+      failures += diff.empty() ? 0 : 1;
+    }
+    std::printf("engine densify over cusparse, %s: %d of 300 calls wrong %s\n", names[variant],
+                failures, first.c_str());
+    EXPECT_EQ(failures, 0) << names[variant];
+  }
+}
+
 // The device column view: the same arrays as the host one (entries of a column in row order).
 TYPED_TEST(SpmspvOperatorGpu, DeviceColumnViewMatchesHost) {
   HOLA_TYPES;
