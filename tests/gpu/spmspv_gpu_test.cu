@@ -946,6 +946,7 @@ TEST(SpmspvOperatorGpuWide, DensifyCusparseStreamKinds) {
   for (auto kind : {TestStream::blocking, TestStream::non_blocking}) {
     TestStream stream(kind);
     SpmspvOptions options;
+    options.column_view = kind == TestStream::blocking;  // both ways
     options.kernel = "densify";
     options.dense.kernel = "cusparse";
     options.calibrate = false;
@@ -984,8 +985,15 @@ TEST(SpmspvOperatorGpuWide, DensifyEngineCusparseVariants) {
   dense.setup(dm.A, 1, stream.get());
   DM::Array<V> own_x(static_cast<std::size_t>(dm.A.cols)),
       own_y(static_cast<std::size_t>(dm.A.rows));
-  const char* names[] = {"as is", "stream sync after", "device sync after", "own x", "own y"};
-  for (int variant = 0; variant < 5; ++variant) {
+  const char* names[] = {"as is", "stream sync after",     "device sync after", "own x",
+                         "own y", "after one op T product"};
+  for (int variant = 0; variant < 6; ++variant) {
+    if (variant == 5) {  // what SpmspvOperator's setup does (the dense SpMV's op T set up)
+      DM::Array<V> tx(static_cast<std::size_t>(dm.A.rows)), ty(static_cast<std::size_t>(dm.A.cols));
+      dense.apply(Op::T, V(1), ConstVec<V>{tx.get(), dm.A.rows}, V(0), Vec<V>{ty.get(), dm.A.cols},
+                  stream.get());
+      DM::sync();
+    }
     gpu::Spmspv<V, I, O> engine;
     engine.setup(dm.A, nullptr, stream.get());
     engine.set_dense_spmv([&](Op op, const V* x, V* y, void* s) {
