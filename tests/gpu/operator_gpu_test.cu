@@ -115,7 +115,7 @@ TEST(OperatorGpu, WideMatrixManyRepeatedApplies) {
   }
 }
 
-// cuSPARSE alone on the wide matrix, 400 products with beta = 0 after y was filled with NaN, with
+// cuSPARSE alone on the wide matrix, 150 products with beta = 0 after y was filled with NaN, with
 // the previous product's result, or with zeros: how often is a row wrong, and which?
 TEST(OperatorGpu, WideMatrixCusparseBetaZero) {
   using V = double;
@@ -145,7 +145,7 @@ TEST(OperatorGpu, WideMatrixCusparseBetaZero) {
     int bad_calls = 0;
     std::string first;
     std::vector<V> prev = ref;
-    for (int call = 0; call < 400; ++call) {
+    for (int call = 0; call < 150; ++call) {
       if (fill == 0) dy.upload(std::vector<V>(rows, std::numeric_limits<V>::quiet_NaN()));
       if (fill == 1) dy.upload(prev);
       if (fill == 2) dy.upload(std::vector<V>(rows, V(0)));
@@ -163,7 +163,7 @@ TEST(OperatorGpu, WideMatrixCusparseBetaZero) {
       bad_calls += bad_rows > 0;
       prev = y;
     }
-    std::printf("cusparse beta 0, y filled with %s first: %d of 400 products wrong%s%s\n",
+    std::printf("cusparse beta 0, y filled with %s first: %d of 150 products wrong%s%s\n",
                 fills[fill], bad_calls, first.empty() ? "" : "; first: ", first.c_str());
     total_bad += bad_calls;
   }
@@ -205,7 +205,7 @@ TEST(OperatorGpu, WideMatrixCusparseStreamOrder) {
     Operator<V, I, I> op(o);
     op.setup(M.view(), 1, stream.get());
     int early_bad = 0, late_bad = 0;
-    for (int call = 0; call < 400; ++call) {
+    for (int call = 0; call < 150; ++call) {
       HOLA_TEST_CUDA(cudaMemsetAsync(busy.get(), call & 0xff, busy.n * sizeof(V), stream.get()));
       op.apply(Op::N, V(1), {dx.get(), host.cols}, V(0), {dy.get(), host.rows}, stream.get());
       HOLA_TEST_CUDA(
@@ -215,7 +215,7 @@ TEST(OperatorGpu, WideMatrixCusparseStreamOrder) {
       DeviceMemory::sync();
       late_bad += wrong_rows(dy.download().data()) > 0;
     }
-    std::printf("%s: %d of 400 wrong when read on the stream, %d after a device sync\n", kernel,
+    std::printf("%s: %d of 150 wrong when read on the stream, %d after a device sync\n", kernel,
                 early_bad, late_bad);
     EXPECT_EQ(early_bad + late_bad, 0) << kernel;
   }
