@@ -93,19 +93,18 @@ struct Ctx {
     PetscObjectId dctx_id = -1;     // the device context whose stream handle is below
     void* stream_handle = nullptr;  // points at that context's cudaStream_t
   } device;
-  // Nonempty local rows at nnz_state `rows_state`: PETSc logs 2 nz - (nonempty rows) flops for a
-  // product without y (the first product of each row adds nothing), and Hola logs the same.
+  // Nonempty local rows at nonzero state `rows_state` (host backend): PETSc's MatMult logs 2 nz
+  // less the nonempty rows (the first product of a row adds nothing), and Hola logs the same.
   PetscObjectState rows_state = -1;
   PetscInt nonempty_rows = 0;
   PetscInt kernel_calls = 0, fallbacks = 0;
 };
 
-// The flops PETSc's own product logs: 2 nz, less one per nonempty row when there is no y to add
-// to, except PETSc's host transposes (MatMultTranspose_SeqAIJ is MatMultTransposeAdd on a zeroed
-// z and logs 2 nz).
-inline PetscLogDouble ProductFlops(PetscInt nnz, PetscInt nonempty_rows, bool has_y, hola::Op op,
-                                   bool on_device) {
-  const bool first_products_free = !has_y && (op == hola::Op::N || on_device);
+// The flops PETSc's own host product logs: 2 nz, less one per nonempty row for MatMult without y
+// (MatMultTranspose_SeqAIJ is MatMultTransposeAdd on a zeroed z and logs 2 nz).
+inline PetscLogDouble HostProductFlops(PetscInt nnz, PetscInt nonempty_rows, bool has_y,
+                                       hola::Op op) {
+  const bool first_products_free = !has_y && op == hola::Op::N;
   return 2.0 * (PetscLogDouble)nnz - (first_products_free ? (PetscLogDouble)nonempty_rows : 0.0);
 }
 
