@@ -279,12 +279,18 @@ PetscErrorCode Compare(const char* what, Mat A, Mat R, Expect expect = Expect::h
   PetscCall(PetscSNPrintf(label, sizeof(label), "%s: MatMultTranspose", what));
   PetscCall(Check(e <= tol, label, e));
   if (expect == Expect::hola) {
-    // Summed over the ranks: MPI products log per local block.
+    // Summed over the ranks: MPI products log per local block. The host types must agree
+    // exactly. The GPU type logs 2 nz per product, as aijcusparse does for sequential matrices
+    // and MPI diagonal blocks on PETSc 3.26; for ghost blocks aijcusparse subtracts their
+    // nonempty rows when there is no y (H100, PETSc 3.26.1): reported, not checked.
     PetscLogDouble all[2], mine[2] = {flops_a, flops_r};
     PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
     PetscCall(PetscSNPrintf(label, sizeof(label), "%s: flops logged %.0f, native %.0f", what,
                             (double)all[0], (double)all[1]));
-    PetscCall(Check(all[0] == all[1], label, (double)all[0]));
+    if (!gpu_type)
+      PetscCall(Check(all[0] == all[1], label, (double)all[0]));
+    else if (all[0] != all[1])
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "note %s\n", label));
   }
 
   // Reference of z = y + A^T w: the native MatMultTranspose plus VecAXPY (the native

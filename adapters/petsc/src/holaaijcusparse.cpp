@@ -161,9 +161,10 @@ PetscErrorCode DeviceProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, 
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(RestoreProductArrays(kDeviceVecs, x, y, z, &v));
   PetscCheck(err.empty(), PETSC_COMM_SELF, PETSC_ERR_LIB, "Hola: %s", err.c_str());
-  // What aijcusparse logs here: 2 nz. PETSc 3.26 subtracts its nonempty-row count when there is
-  // no y, but that count reads 0 for its GPU matrices (seq and MPI blocks, assembled by
-  // MatSetValues or COO: holaaij_test on an H100), so 2 nz is what -log_view shows for both.
+  // 2 nz, what aijcusparse logs on PETSc 3.26 for sequential matrices and MPI diagonal blocks
+  // (its nonempty-row count, subtracted when there is no y, reads 0 there; for ghost blocks it
+  // does not, and -log_view's GPU flops of the two types differ by one per nonempty ghost row:
+  // holaaij_test on an H100).
   PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)nnz));
   PetscCall(ViewOnce(ctx, m, n, nnz));
   *done = true;
