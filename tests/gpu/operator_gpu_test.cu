@@ -81,18 +81,43 @@ TEST(OperatorGpu, AutoAndEveryKernelByName) {
   }
 }
 
-// A wide random matrix (131 072 x 1 048 576, 16 entries per row) with an x that is 90 % zeros
-// (densify-and-SpMV's dense x), on a non-blocking stream: every device kernel and auto, many
-// applies in a row with beta = 0 and y poisoned each time (an unexplained wrong last entry of
-// y showed up once in a hundred such products in the SpMSpV tests).
-TEST(OperatorGpu, WideMatrixManyRepeatedApplies) {
+// The wide random matrix of the SpMSpV densify failure (131 072 x 1 048 576, 16 entries per row),
+// an x that is 90 % zeros (densify's dense x) and the exact product A x on the host.
+struct WideProblem {
   using V = double;
   using I = std::int32_t;
-  PlacedMatrix<DeviceMemory, V, I, I> M(gen::random_rect(1 << 17, 1 << 20, 16, 1));
-  const CsrView<V, I, I> host = M.host.view();
-  std::vector<V> x = random_vector<V>(host.cols, 5);
-  for (std::size_t j = 0; j < x.size(); ++j)
-    if (j % 10 != 3) x[j] = V(0);
+  PlacedMatrix<DeviceMemory, V, I, I> M{gen::random_rect(1 << 17, 1 << 20, 16, 1)};
+  CsrView<V, I, I> host = M.host.view();
+  std::vector<V> x = sparse_x(host.cols);
+  std::vector<V> ref = product(host, x);
+
+  std::size_t rows() const { return static_cast<std::size_t>(host.rows); }
+
+  static std::vector<V> sparse_x(std::int64_t n) {
+    std::vector<V> v = random_vector<V>(n, 5);
+    for (std::size_t j = 0; j < v.size(); ++j)
+      if (j % 10 != 3) v[j] = V(0);
+    return v;
+  }
+  static std::vector<V> product(const CsrView<V, I, I>& A, const std::vector<V>& v) {
+    std::vector<V> y(static_cast<std::size_t>(A.rows));
+    for (std::size_t i = 0; i < y.size(); ++i)
+      for (I k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
+        y[i] += A.values[k] * v[static_cast<std::size_t>(A.col_idx[k])];
+    return y;
+  }
+};
+
+// WideProblem on a non-blocking stream: every device kernel and auto, many applies in a row with
+// beta = 0 and y poisoned each time (inside SpMSpV's densify, cuSPARSE ALG1 left the last entry
+// of y wrong about once in a hundred such products; alone it never did).
+TEST(OperatorGpu, WideMatrixManyRepeatedApplies) {
+  using V = WideProblem::V;
+  using I = WideProblem::I;
+  WideProblem w;
+  auto& M = w.M;
+  const CsrView<V, I, I> host = w.host;
+  const std::vector<V>& x = w.x;
   DeviceMemory::Array<V> dx(x), dy(static_cast<std::size_t>(host.rows));
   const std::vector<V> poison(static_cast<std::size_t>(host.rows),
                               std::numeric_limits<V>::quiet_NaN());
@@ -118,46 +143,35 @@ TEST(OperatorGpu, WideMatrixManyRepeatedApplies) {
 // cuSPARSE alone on the wide matrix, 150 products with beta = 0 after y was filled with NaN, with
 // the previous product's result, or with zeros: how often is a row wrong, and which?
 TEST(OperatorGpu, WideMatrixCusparseBetaZero) {
-  using V = double;
-  using I = std::int32_t;
-  PlacedMatrix<DeviceMemory, V, I, I> M(gen::random_rect(1 << 17, 1 << 20, 16, 1));
-  const CsrView<V, I, I> host = M.host.view();
-  std::vector<V> x = random_vector<V>(host.cols, 5);
-  for (std::size_t j = 0; j < x.size(); ++j)
-    if (j % 10 != 3) x[j] = V(0);
-  const std::size_t rows = static_cast<std::size_t>(host.rows);
-  std::vector<V> ref(rows);
-  for (std::size_t i = 0; i < rows; ++i) {
-    V sum = 0;
-    for (I k = host.row_ptr[i]; k < host.row_ptr[i + 1]; ++k)
-      sum += host.values[k] * x[static_cast<std::size_t>(host.col_idx[k])];
-    ref[i] = sum;
-  }
-  DeviceMemory::Array<V> dx(x), dy(rows);
+  using V = WideProblem::V;
+  using I = WideProblem::I;
+  WideProblem w;
+  const std::size_t rows = w.rows();
+  DeviceMemory::Array<V> dx(w.x), dy(rows);
   TestStream stream(TestStream::non_blocking);
   OperatorOptions o;
   o.kernel = "cusparse";
   Operator<V, I, I> op(o);
-  op.setup(M.view(), 1, stream.get());
+  op.setup(w.M.view(), 1, stream.get());
   const char* fills[] = {"NaN", "previous result", "zeros"};
   int total_bad = 0;
   for (int fill = 0; fill < 3; ++fill) {
     int bad_calls = 0;
     std::string first;
-    std::vector<V> prev = ref;
+    std::vector<V> prev = w.ref;
     for (int call = 0; call < 150; ++call) {
       if (fill == 0) dy.upload(std::vector<V>(rows, std::numeric_limits<V>::quiet_NaN()));
       if (fill == 1) dy.upload(prev);
       if (fill == 2) dy.upload(std::vector<V>(rows, V(0)));
-      op.apply(Op::N, V(1), {dx.get(), host.cols}, V(0), {dy.get(), host.rows}, stream.get());
+      op.apply(Op::N, V(1), {dx.get(), w.host.cols}, V(0), {dy.get(), w.host.rows}, stream.get());
       DeviceMemory::sync();
       const std::vector<V> y = dy.download();
       int bad_rows = 0;
       for (std::size_t i = 0; i < rows; ++i)
-        if (!(std::abs(y[i] - ref[i]) <= 1e-12 * (1 + std::abs(ref[i])))) {
+        if (!(std::abs(y[i] - w.ref[i]) <= 1e-12 * (1 + std::abs(w.ref[i])))) {
           if (first.empty())
             first = "call " + std::to_string(call) + ": y[" + std::to_string(i) +
-                    "] = " + std::to_string(y[i]) + ", reference " + std::to_string(ref[i]);
+                    "] = " + std::to_string(y[i]) + ", reference " + std::to_string(w.ref[i]);
           ++bad_rows;
         }
       bad_calls += bad_rows > 0;
@@ -174,28 +188,17 @@ TEST(OperatorGpu, WideMatrixCusparseBetaZero) {
 // kept busy before each product, then again after a device-wide synchronisation: does any of
 // cuSPARSE's work finish outside the stream it was given?
 TEST(OperatorGpu, WideMatrixCusparseStreamOrder) {
-  using V = double;
-  using I = std::int32_t;
-  PlacedMatrix<DeviceMemory, V, I, I> M(gen::random_rect(1 << 17, 1 << 20, 16, 1));
-  const CsrView<V, I, I> host = M.host.view();
-  std::vector<V> x = random_vector<V>(host.cols, 5);
-  for (std::size_t j = 0; j < x.size(); ++j)
-    if (j % 10 != 3) x[j] = V(0);
-  const std::size_t rows = static_cast<std::size_t>(host.rows);
-  std::vector<V> ref(rows);
-  for (std::size_t i = 0; i < rows; ++i) {
-    V sum = 0;
-    for (I k = host.row_ptr[i]; k < host.row_ptr[i + 1]; ++k)
-      sum += host.values[k] * x[static_cast<std::size_t>(host.col_idx[k])];
-    ref[i] = sum;
-  }
+  using V = WideProblem::V;
+  using I = WideProblem::I;
+  WideProblem w;
+  const std::size_t rows = w.rows();
   auto wrong_rows = [&](const V* y) {
     int bad = 0;
     for (std::size_t i = 0; i < rows; ++i)
-      bad += !(std::abs(y[i] - ref[i]) <= 1e-12 * (1 + std::abs(ref[i])));
+      bad += !(std::abs(y[i] - w.ref[i]) <= 1e-12 * (1 + std::abs(w.ref[i])));
     return bad;
   };
-  DeviceMemory::Array<V> dx(x), dy(rows), busy(std::size_t(1) << 24);
+  DeviceMemory::Array<V> dx(w.x), dy(rows), busy(std::size_t(1) << 24);
   V* early = nullptr;
   HOLA_TEST_CUDA(cudaMallocHost(reinterpret_cast<void**>(&early), rows * sizeof(V)));
   for (const char* kernel : {"cusparse", "cusparse-alg2", "scalar"}) {
@@ -203,11 +206,11 @@ TEST(OperatorGpu, WideMatrixCusparseStreamOrder) {
     OperatorOptions o;
     o.kernel = kernel;
     Operator<V, I, I> op(o);
-    op.setup(M.view(), 1, stream.get());
+    op.setup(w.M.view(), 1, stream.get());
     int early_bad = 0, late_bad = 0;
     for (int call = 0; call < 150; ++call) {
       HOLA_TEST_CUDA(cudaMemsetAsync(busy.get(), call & 0xff, busy.n * sizeof(V), stream.get()));
-      op.apply(Op::N, V(1), {dx.get(), host.cols}, V(0), {dy.get(), host.rows}, stream.get());
+      op.apply(Op::N, V(1), {dx.get(), w.host.cols}, V(0), {dy.get(), w.host.rows}, stream.get());
       HOLA_TEST_CUDA(
           cudaMemcpyAsync(early, dy.get(), rows * sizeof(V), cudaMemcpyDeviceToHost, stream.get()));
       HOLA_TEST_CUDA(cudaStreamSynchronize(stream.get()));
