@@ -61,8 +61,7 @@ PetscErrorCode SeqProduct(Mat A, Ctx* ctx, Vec x, Vec y, Vec z, hola::Op op, boo
   }
   PetscCall(RestoreProductArrays(kHostVecs, x, y, z, &v));
   PetscCheck(err.empty(), PETSC_COMM_SELF, PETSC_ERR_LIB, "Hola: %s", err.c_str());
-  if (nnz > 0 && m > 0 && n > 0)
-    PetscCall(PetscLogFlops(HostProductFlops(nnz, ctx->nonempty_rows, y != nullptr, op)));
+  PetscCall(PetscLogFlops(HostProductFlops(nnz, ctx->nonempty_rows, y != nullptr, op)));
   PetscCall(ViewOnce(ctx, m, n, nnz));
   *done = true;
   PetscFunctionReturn(PETSC_SUCCESS);
