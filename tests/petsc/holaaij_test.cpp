@@ -369,11 +369,23 @@ PetscErrorCode Compare(const char* what, Mat A, Mat R, Expect expect = Expect::h
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// cuSPARSE's SpGEMM (CUDA 13.0, PETSc 3.26.1) hangs in cusparseSpGEMM_compute during this
+// program's second GAMG setup on one rank, with aijcusparse alone (no Hola matrix in the process;
+// bench/results/2026-11-26-h100-gamg-spgemm-hang/). So on one rank the GPU types' GAMG builds its
+// hierarchy (PETSc's SpGEMM, not Hola's) on the CPU; the solve's products stay on the GPU.
+const char* const kCpuProductOptions[] = {"-matmatmult_backend_cpu", "-matptap_backend_cpu",
+                                          "-mat_product_algorithm_backend_cpu"};
+
 PetscErrorCode Solve(Mat A, KSPType type, PCType pctype, PetscInt* its) {
   KSP ksp;
   PC pc;
   Vec b, u;
+  PetscMPIInt size;
   PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  const bool cpu_products = gpu_type && size == 1 && std::strcmp(pctype, PCGAMG) == 0;
+  if (cpu_products)
+    for (const char* o : kCpuProductOptions) PetscCall(PetscOptionsSetValue(nullptr, o, "1"));
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetOperators(ksp, A, A));
   PetscCall(KSPSetType(ksp, type));
@@ -387,6 +399,8 @@ PetscErrorCode Solve(Mat A, KSPType type, PCType pctype, PetscInt* its) {
   PetscCall(VecDestroy(&u));
   PetscCall(VecDestroy(&b));
   PetscCall(KSPDestroy(&ksp));
+  if (cpu_products)
+    for (const char* o : kCpuProductOptions) PetscCall(PetscOptionsClearValue(nullptr, o));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
