@@ -23,6 +23,20 @@ bool gpu_available() noexcept {
 #endif
 }
 
+std::string device_name() {
+#if defined(HOLA_ENABLE_CUDA)
+  int device = 0;
+  cudaDeviceProp p{};
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&p, device) != cudaSuccess) {
+    cudaGetLastError();
+    return {};
+  }
+  return p.name;
+#else
+  return {};
+#endif
+}
+
 void copy_device_to_host(void* dst, const void* src, std::size_t bytes) {
 #if defined(HOLA_ENABLE_CUDA)
   if (bytes == 0) return;

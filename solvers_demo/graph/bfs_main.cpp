@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
       gpu_bfs->setup(A, gopt);
       if (!root_list.empty()) gpu_bfs->search(root_list[0]);  // warm-up (module load, caches)
       std::printf("gpu: %s, %s indices, %.1f MiB on the device\n",
-                  hola::graph::gpu::device_name().c_str(), gpu_bfs->index32() ? "32-bit" : "64-bit",
+                  hola::gpu::device_name().c_str(), gpu_bfs->index32() ? "32-bit" : "64-bit",
                   gpu_bfs->device_bytes() / 1048576.0);
       if (baseline == "cusparse") {
         dense_bfs.emplace();
@@ -282,7 +282,7 @@ int main(int argc, char** argv) {
       j["command"] = hola::demo::command_line(argc, argv);
       j["backend"] = backend;
 #if defined(HOLA_ENABLE_CUDA)
-      j["gpu"] = backend == "gpu" ? hola::graph::gpu::device_name() : "";
+      j["gpu"] = backend == "gpu" ? hola::gpu::device_name() : "";
 #else
       j["gpu"] = "";
 #endif

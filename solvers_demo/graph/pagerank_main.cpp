@@ -96,7 +96,7 @@ std::vector<double> run_gpu(const hola::gen::Csr64& g, const Settings& s, nlohma
   std::printf(
       "gpu (%s, %s): %d iterations, last L1 change %.3e, %.4f ms per iteration (check every "
       "%d)\n",
-      hola::graph::gpu::device_name().c_str(), sizeof(V) == 4 ? "float" : "double", r.iterations,
+      hola::gpu::device_name().c_str(), sizeof(V) == 4 ? "float" : "double", r.iterations,
       r.change, r.ms_per_iteration, s.check_every);
   std::printf(
       "one SpMV on P: Operator auto (%s) %.4f ms, cuSPARSE %.4f ms; iteration / auto SpMV = "
@@ -104,7 +104,7 @@ std::vector<double> run_gpu(const hola::gen::Csr64& g, const Settings& s, nlohma
       spmv_auto.kernel_name(hola::Op::N).c_str(), auto_ms, cusparse_ms,
       auto_ms > 0 ? r.ms_per_iteration / auto_ms : 0.0,
       cusparse_ms > 0 ? r.ms_per_iteration / cusparse_ms : 0.0);
-  j["gpu"] = hola::graph::gpu::device_name();
+  j["gpu"] = hola::gpu::device_name();
   j["precision"] = sizeof(V) == 4 ? "float" : "double";
   j["index_bits"] = static_cast<int>(8 * sizeof(I));
   j["iterations"] = r.iterations;

@@ -54,6 +54,7 @@
 
 #include "alloc_count.hpp"
 #include "grid_problems.hpp"
+#include "hola/gpu_kernels.hpp"
 #include "hola/hypre.h"
 #include "hola/operator.hpp"
 #include "hypre_krylov/hypre_memory.hpp"
@@ -111,11 +112,8 @@ void sync_device() {
 // The name of the GPU in use; empty on the host.
 std::string gpu_name() {
 #if HOLA_MATVEC_CALLS_DEVICE
-  int device = 0;
-  cudaDeviceProp p{};
-  if (cudaGetDevice(&device) == cudaSuccess && cudaGetDeviceProperties(&p, device) == cudaSuccess)
-    return p.name;
-  return "unknown GPU";
+  const std::string name = hola::gpu::device_name();
+  return name.empty() ? "unknown GPU" : name;
 #else
   return {};
 #endif

@@ -305,14 +305,6 @@ double time_on_stream(const std::function<void(void*)>& fn, void* stream, int wa
   return static_cast<double>(ms[ms.size() / 2]);
 }
 
-std::string device_name() {
-  int dev = 0;
-  cudaDeviceProp prop{};
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess)
-    return {};
-  return prop.name;
-}
-
 #define HOLA_GRAPH_PAGERANK_INSTANTIATE(V, I, O) template class PageRank<V, I, O>;
 HOLA_FOR_EACH_VALUE_INDEX_OFFSET(HOLA_GRAPH_PAGERANK_INSTANTIATE)
 #undef HOLA_GRAPH_PAGERANK_INSTANTIATE

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "hola/spmv_kernel.hpp"
@@ -12,6 +13,10 @@ namespace hola::gpu {
 
 // True when the library was built with CUDA and a usable GPU is present.
 bool gpu_available() noexcept;
+
+// The name of the current CUDA device ("NVIDIA H100 80GB HBM3"); empty when there is none or the
+// build has no CUDA. For result files and reports, never on a product path.
+std::string device_name();
 
 // Synchronous device-to-host copy (setup-time only); throws status::cuda on failure and
 // status::no_device in builds without CUDA.

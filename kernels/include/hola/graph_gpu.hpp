@@ -155,8 +155,6 @@ class PageRank {
 
 // Median time in ms of `reps` runs of fn(stream) after `warmup` runs, CUDA events on `stream`.
 double time_on_stream(const std::function<void(void*)>& fn, void* stream, int warmup, int reps);
-// Name of the current CUDA device ("" when none).
-std::string device_name();
 
 #endif
 
