@@ -137,9 +137,8 @@ int main(int argc, char** argv) {
       gpu_bfs.emplace();
       gpu_bfs->setup(A, gopt);
       if (!root_list.empty()) gpu_bfs->search(root_list[0]);  // warm-up (module load, caches)
-      std::printf("gpu: %s, %s indices, %.1f MiB on the device\n",
-                  hola::gpu::device_name().c_str(), gpu_bfs->index32() ? "32-bit" : "64-bit",
-                  gpu_bfs->device_bytes() / 1048576.0);
+      std::printf("gpu: %s, %s indices, %.1f MiB on the device\n", hola::gpu::device_name().c_str(),
+                  gpu_bfs->index32() ? "32-bit" : "64-bit", gpu_bfs->device_bytes() / 1048576.0);
       if (baseline == "cusparse") {
         dense_bfs.emplace();
         dense_bfs->setup(A, !directed);

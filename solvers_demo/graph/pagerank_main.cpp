@@ -96,8 +96,8 @@ std::vector<double> run_gpu(const hola::gen::Csr64& g, const Settings& s, nlohma
   std::printf(
       "gpu (%s, %s): %d iterations, last L1 change %.3e, %.4f ms per iteration (check every "
       "%d)\n",
-      hola::gpu::device_name().c_str(), sizeof(V) == 4 ? "float" : "double", r.iterations,
-      r.change, r.ms_per_iteration, s.check_every);
+      hola::gpu::device_name().c_str(), sizeof(V) == 4 ? "float" : "double", r.iterations, r.change,
+      r.ms_per_iteration, s.check_every);
   std::printf(
       "one SpMV on P: Operator auto (%s) %.4f ms, cuSPARSE %.4f ms; iteration / auto SpMV = "
       "%.3f, iteration / cuSPARSE SpMV = %.3f\n",
