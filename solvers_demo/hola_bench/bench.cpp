@@ -585,9 +585,11 @@ KernelSpec parse_kernel_spec(const std::string& spec) {
       k.options.transpose_variant = value;
     else if (key == "carry")
       k.options.carry_path_max_nnz = value;
+    else if (key == "gather")
+      k.options.gather_transpose_max_nnz = value;
     else
       fail(status::invalid_argument,
-           "unknown kernel option '" + key + "' (tpb, npt, det, tvar, carry)");
+           "unknown kernel option '" + key + "' (tpb, npt, det, tvar, carry, gather)");
     pos = comma + 1;
   }
   if (k.name == "auto" && colon != std::string::npos)

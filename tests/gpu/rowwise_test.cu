@@ -1,7 +1,8 @@
 // Row-wise kernels (make_scalar, make_vector, make_vector_adaptive, make_vector_adaptive_forced)
 // on the device: every type combination over the generated families and the real matrices,
 // every adaptive width forced, deterministic mode (op N bitwise reproducible, op T refused), a
-// non-default stream, block sizes at both ends and many applies queued back to back.
+// non-default stream, block sizes at both ends and many applies queued back to back; op T both as
+// the one-launch gather of small matrices and as the atomic scatter.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -31,6 +32,38 @@ TYPED_TEST(RowwiseTest, FamilyCorpus) {
   check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), gpu::make_scalar<V, I, O>, {});
   check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), gpu::make_vector<V, I, O>, {});
   check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), gpu::make_vector_adaptive<V, I, O>, {});
+}
+
+// Op T's atomic scatter (the default on larger matrices) on the families, whose matrices are
+// small enough for the one-launch gather by default.
+TYPED_TEST(RowwiseTest, FamilyCorpusScatterTranspose) {
+  HOLA_TYPES;
+  KernelOptions scatter;
+  scatter.gather_transpose_max_nnz = 0;
+  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), gpu::make_scalar<V, I, O>, scatter);
+  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), gpu::make_vector<V, I, O>, scatter);
+  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), gpu::make_vector_adaptive<V, I, O>,
+                                                scatter);
+}
+
+// The gather on every family matrix whatever its size, and at the limit: one nonzero more than
+// allowed falls back to the scatter, exactly the limit keeps the gather (both must be right).
+TYPED_TEST(RowwiseTest, GatherTransposeLimits) {
+  HOLA_TYPES;
+  KernelOptions always;
+  always.gather_transpose_max_nnz = std::int64_t(1) << 40;
+  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), gpu::make_vector_adaptive<V, I, O>,
+                                                always);
+  const gen::Csr64 A = gen::poisson2d(40, 40);
+  for (std::int64_t limit : {A.nnz() - 1, A.nnz()}) {
+    KernelOptions o;
+    o.gather_transpose_max_nnz = limit;
+    SCOPED_TRACE("gather_transpose_max_nnz " + std::to_string(limit));
+    check_kernel_on_matrix<DeviceMemory, V, I, O>("poisson2d 40x40", A, gpu::make_scalar<V, I, O>,
+                                                  o);
+    EXPECT_EQ((workspace_after_setup<V, I, O>(A, gpu::make_scalar<V, I, O>, o)) > 0,
+              limit >= A.nnz());
+  }
 }
 
 TYPED_TEST(RowwiseTest, RealCorpus) {
@@ -104,9 +137,19 @@ TYPED_TEST(RowwiseTest, NamesWorkspaceAndBadOptions) {
   EXPECT_EQ((gpu::make_scalar<V, I, O>({})->name()), "scalar");
   EXPECT_EQ((gpu::make_vector<V, I, O>({})->name()), "vector");
   EXPECT_EQ((gpu::make_vector_adaptive<V, I, O>({})->name()), "vector-adaptive");
+  // Small matrices keep a column index for the one-launch op T; without it nothing.
+  KernelOptions scatter;
+  scatter.gather_transpose_max_nnz = 0;
   EXPECT_EQ((workspace_after_setup<V, I, O>(gen::poisson2d(10, 10),
+                                            gpu::make_vector_adaptive<V, I, O>, scatter)),
+            0u);
+  EXPECT_GT((workspace_after_setup<V, I, O>(gen::poisson2d(10, 10),
                                             gpu::make_vector_adaptive<V, I, O>, {})),
             0u);
+  EXPECT_EQ(
+      (workspace_after_setup<V, I, O>(gen::poisson2d(10, 10), gpu::make_vector_adaptive<V, I, O>,
+                                      deterministic_options())),
+      0u);
   // (Extra parentheses: the template argument commas would split the macro arguments.)
   EXPECT_THROW((gpu::make_scalar<V, I, O>(kernel_config(48, 0))), hola::error);
   EXPECT_THROW((gpu::make_vector_adaptive_forced<V, I, O>({}, 64)), hola::error);

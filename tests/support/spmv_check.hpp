@@ -152,21 +152,26 @@ void check_kernel_on_matrix(const std::string& name, const gen::Csr64& A64,
           << "y_in was modified";
     }
   }
-  // New values, same structure: no new setup.
-  if (host.nnz > 0 && kernel->supports(Op::N)) {
+  // New values, same structure: no new setup; every op the kernel supports sees them.
+  if (host.nnz > 0) {
     std::vector<V> vals = random_vector<V>(host.nnz, ++s);
     M.values.upload(vals);
     M.host.values = vals;
     kernel->set_values(M.values.get());
-    const std::vector<V> x = random_vector<V>(host.cols, ++s);
-    typename Mem::template Array<V> dx(host.cols), dy(host.rows);
-    dx.upload(x);
-    const std::vector<V> y_in(static_cast<std::size_t>(host.rows), nan);
-    dy.upload(y_in);
-    kernel->apply(Op::N, V(1), dx.get(), V(0), dy.get(), dy.get(), stream);
-    Mem::sync();
-    EXPECT_TRUE(matches_reference(Op::N, V(1), M.host.view(), x, V(0), y_in, dy.download()))
-        << "after set_values";
+    for (Op op : {Op::N, Op::T}) {
+      if (!kernel->supports(op)) continue;
+      const std::int64_t nx = op == Op::N ? host.cols : host.rows;
+      const std::int64_t ny = op == Op::N ? host.rows : host.cols;
+      const std::vector<V> x = random_vector<V>(nx, ++s);
+      typename Mem::template Array<V> dx(nx), dy(ny);
+      dx.upload(x);
+      const std::vector<V> y_in(static_cast<std::size_t>(ny), nan);
+      dy.upload(y_in);
+      kernel->apply(op, V(1), dx.get(), V(0), dy.get(), dy.get(), stream);
+      Mem::sync();
+      EXPECT_TRUE(matches_reference(op, V(1), M.host.view(), x, V(0), y_in, dy.download()))
+          << "after set_values, op " << op_name(op);
+    }
   }
 }
 

@@ -291,6 +291,17 @@ class RowKernelBase : public SpmvKernel<V, I, O> {
   int max_threads_per_sm_ = 0;
 };
 
+// CUSP's csr_vector rule: the smallest width of 2, 4, 8, 16, 32 lanes at least the (truncated)
+// mean row length, so most rows take one step of the vector.
+inline int adaptive_lanes_per_row(std::int64_t rows, std::int64_t nnz) {
+  const std::int64_t mean = rows > 0 ? nnz / rows : 0;
+  if (mean <= 2) return 2;
+  if (mean <= 4) return 4;
+  if (mean <= 8) return 8;
+  if (mean <= 16) return 16;
+  return 32;
+}
+
 // Mean nonzeros per row (0 for no rows).
 inline double mean_row_length(std::int64_t rows, std::int64_t nnz) {
   return rows > 0 ? static_cast<double>(nnz) / static_cast<double>(rows) : 0.0;

@@ -5,6 +5,7 @@
 //    row length with CUSP's rule (see adaptive_lanes_per_row).
 // Op N sums each row in a fixed order: bitwise reproducible. Op T scatters with atomicAdd into y
 // pre-scaled by beta: not reproducible, so it is not offered when options.deterministic is set.
+// On small matrices op T is one gather launch instead (gather_transpose.cuh).
 // Included by the instantiation files rowwise_*.cu only.
 #pragma once
 
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "hola/gpu_kernels.hpp"
+#include "rowwise/gather_transpose.cuh"
 #include "rowwise/row_common.cuh"
 
 namespace hola::cuda::rowwise {
@@ -74,17 +76,6 @@ RowKernelFn<V, I, O> vector_rows_fn(int width) {
   }
 }
 
-// CUSP's csr_vector rule: the smallest width of 2, 4, 8, 16, 32 lanes at least the (truncated)
-// mean row length, so most rows take one step of the vector.
-inline int adaptive_lanes_per_row(std::int64_t rows, std::int64_t nnz) {
-  const std::int64_t mean = rows > 0 ? nnz / rows : 0;
-  if (mean <= 2) return 2;
-  if (mean <= 4) return 4;
-  if (mean <= 8) return 8;
-  if (mean <= 16) return 16;
-  return 32;
-}
-
 template <class V, class I, class O>
 class ScalarKernel final : public RowKernelBase<V, I, O> {
   using Base = RowKernelBase<V, I, O>;
@@ -92,13 +83,14 @@ class ScalarKernel final : public RowKernelBase<V, I, O> {
  public:
   explicit ScalarKernel(const KernelOptions& options) : Base(options, "scalar") {}
 
-  void setup(const CsrView<V, I, O>& A, void* /*stream*/) override {
+  void setup(const CsrView<V, I, O>& A, void* stream) override {
     this->take_view(A);
     grid_ = grid_size(A.rows, this->threads_per_block_, kMaxGridBlocks);
+    gather_.setup(A, this->options_, this->threads_per_block_, as_stream(stream));
     this->ready_ = true;
   }
 
-  std::size_t workspace_bytes() const override { return 0; }
+  std::size_t workspace_bytes() const override { return gather_.bytes(); }
 
   void apply(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out, void* stream) override {
     this->check_apply(op, x, beta, y_in, y_out);
@@ -111,6 +103,7 @@ class ScalarKernel final : public RowKernelBase<V, I, O> {
       HOLA_CUDA_CHECK_LAUNCH("scalar_rows_kernel<N>");
     } else {
       if (A.cols == 0) return;
+      if (gather_.active()) return gather_.apply(A.values, alpha, x, beta, y_in, y_out, s);
       this->scale_transpose_output(beta, y_in, y_out, nullptr, s);
       if (A.rows == 0 || A.nnz == 0) return;
       scalar_rows_kernel<true, V, I, O><<<grid_, this->threads_per_block_, 0, s>>>(a);
@@ -120,6 +113,7 @@ class ScalarKernel final : public RowKernelBase<V, I, O> {
 
  private:
   unsigned grid_ = 1;
+  GatherTranspose<V, I, O> gather_;
 };
 
 // lanes_per_row: 32 for "vector", 0 to pick it at setup (adaptive_lanes_per_row), or forced.
@@ -131,16 +125,17 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
   VectorKernel(const KernelOptions& options, std::string name, int lanes_per_row)
       : Base(options, std::move(name)), forced_width_(lanes_per_row) {}
 
-  void setup(const CsrView<V, I, O>& A, void* /*stream*/) override {
+  void setup(const CsrView<V, I, O>& A, void* stream) override {
     this->take_view(A);
     width_ = forced_width_ != 0 ? forced_width_ : adaptive_lanes_per_row(A.rows, A.nnz);
     n_fn_ = vector_rows_fn<false, V, I, O>(width_);
     t_fn_ = vector_rows_fn<true, V, I, O>(width_);
     grid_ = grid_size(A.rows, this->threads_per_block_ / width_, kMaxGridBlocks);
+    gather_.setup(A, this->options_, this->threads_per_block_, as_stream(stream));
     this->ready_ = true;
   }
 
-  std::size_t workspace_bytes() const override { return 0; }
+  std::size_t workspace_bytes() const override { return gather_.bytes(); }
 
   void apply(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out, void* stream) override {
     this->check_apply(op, x, beta, y_in, y_out);
@@ -153,6 +148,7 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
       HOLA_CUDA_CHECK_LAUNCH("vector_rows_kernel<N>");
     } else {
       if (A.cols == 0) return;
+      if (gather_.active()) return gather_.apply(A.values, alpha, x, beta, y_in, y_out, s);
       this->scale_transpose_output(beta, y_in, y_out, nullptr, s);
       if (A.rows == 0 || A.nnz == 0) return;
       t_fn_<<<grid_, this->threads_per_block_, 0, s>>>(a);
@@ -166,6 +162,7 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
   RowKernelFn<V, I, O> n_fn_ = nullptr;
   RowKernelFn<V, I, O> t_fn_ = nullptr;
   unsigned grid_ = 1;
+  GatherTranspose<V, I, O> gather_;
 };
 
 }  // namespace hola::cuda::rowwise

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/column_index.cuh"
 #include "common/cuda_utils.cuh"
 #include "hola/error.hpp"
 #include "hola/spmspv_gpu.hpp"
@@ -415,54 +416,7 @@ __global__ void presence_push_kernel(std::int64_t nx, const I* x_idx, const O* r
   }
 }
 
-// Column view: positions 0 .. nnz - 1 (the values the sort carries).
-template <class O>
-__global__ void iota_kernel(O* a, std::int64_t n) {
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-    a[i] = static_cast<O>(i);
-}
-
-// Column view: col_ptr[j] = number of sorted column indices < j, j = 0 .. cols.
-template <class I, class O>
-__global__ void column_offsets_kernel(const I* sorted_cols, std::int64_t nnz, std::int64_t cols,
-                                      O* col_ptr) {
-  for (std::int64_t j = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j <= cols;
-       j += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    std::int64_t lo = 0, hi = nnz;  // first position with a column >= j
-    while (lo < hi) {
-      const std::int64_t mid = lo + (hi - lo) / 2;
-      if (static_cast<std::int64_t>(sorted_cols[mid]) < j)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    col_ptr[j] = static_cast<O>(lo);
-  }
-}
-
-// Column view: entry k of A^T is A's entry at position[k]: its row (binary search in A's
-// offsets) becomes the column index, its value is copied.
-template <class V, class I, class O>
-__global__ void transpose_entries_kernel(std::int64_t nnz, const O* position, const O* row_ptr,
-                                         std::int64_t rows, const V* values, I* row_idx,
-                                         V* t_values) {
-  for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < nnz;
-       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const std::int64_t p = static_cast<std::int64_t>(position[k]);
-    std::int64_t lo = 0, hi = rows;  // row_ptr[lo] <= p < row_ptr[hi]
-    while (hi - lo > 1) {
-      const std::int64_t mid = lo + (hi - lo) / 2;
-      if (static_cast<std::int64_t>(row_ptr[mid]) <= p)
-        lo = mid;
-      else
-        hi = mid;
-    }
-    row_idx[k] = static_cast<I>(lo);
-    t_values[k] = values[p];
-  }
-}
-
+// Column view: its copy of the values, read through the column index.
 template <class V, class O>
 __global__ void refresh_values_kernel(std::int64_t nnz, const O* position, const V* values,
                                       V* t_values) {
@@ -478,13 +432,6 @@ inline int grid_for(std::int64_t n, int max_blocks = 65535 * 4) {
   return static_cast<int>(b);
 }
 
-template <class I>
-int bits_for(std::int64_t n) {
-  int b = 1;
-  while (b < static_cast<int>(sizeof(I) * 8) && (std::int64_t(1) << b) < n) ++b;
-  return b;
-}
-
 }  // namespace
 }  // namespace detail
 
@@ -493,7 +440,8 @@ int bits_for(std::int64_t n) {
 
 template <class V, class I, class O>
 struct DeviceColumnView<V, I, O>::Impl {
-  cuda::DeviceBuffer col_ptr, row_idx, values, position;
+  cuda::ColumnIndex<I, O> index;
+  cuda::DeviceBuffer values;
   CsrView<V, I, O> At{};
 };
 
@@ -512,43 +460,12 @@ void DeviceColumnView<V, I, O>::build(const CsrView<V, I, O>& A, void* stream_pt
          "spmspv gpu: the rows of A do not fit the column index type of its column view");
   cudaStream_t stream = cuda::as_stream(stream_ptr);
   auto& m = *impl_;
-  const std::int64_t nnz = A.nnz, cols = A.cols;
-  const std::size_t un = static_cast<std::size_t>(nnz > 0 ? nnz : 1);
-  m.col_ptr.resize(static_cast<std::size_t>(cols + 1) * sizeof(O));
-  m.row_idx.resize(un * sizeof(I));
-  m.values.resize(un * sizeof(V));
-  m.position.resize(un * sizeof(O));
-  auto* col_ptr = static_cast<O*>(m.col_ptr.get());
-  auto* position = static_cast<O*>(m.position.get());
-  const int blocks_max = cuda::current_device_info().sm_count * 8;
-  if (nnz == 0) {
-    HOLA_CUDA_CHECK(
-        cudaMemsetAsync(col_ptr, 0, static_cast<std::size_t>(cols + 1) * sizeof(O), stream));
-  } else {
-    // Stable sort of (column, position) pairs by column: entries of a column in row order.
-    cuda::StreamScratch keys(un * sizeof(I), stream), positions(un * sizeof(O), stream);
-    iota_kernel<<<grid_for(nnz, blocks_max), kBlock, 0, stream>>>(positions.as<O>(), nnz);
-    HOLA_CUDA_CHECK_LAUNCH("iota");
-    std::size_t temp_bytes = 0;
-    const int end_bit = bits_for<I>(cols);
-    HOLA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, A.col_idx, keys.as<I>(),
-                                                    positions.as<O>(), position, nnz, 0, end_bit,
-                                                    stream));
-    cuda::StreamScratch temp(temp_bytes > 0 ? temp_bytes : 1, stream);
-    HOLA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.as<void>(), temp_bytes, A.col_idx,
-                                                    keys.as<I>(), positions.as<O>(), position, nnz,
-                                                    0, end_bit, stream));
-    column_offsets_kernel<<<grid_for(cols + 1, blocks_max), kBlock, 0, stream>>>(keys.as<I>(), nnz,
-                                                                                 cols, col_ptr);
-    HOLA_CUDA_CHECK_LAUNCH("column_offsets");
-    transpose_entries_kernel<<<grid_for(nnz, blocks_max), kBlock, 0, stream>>>(
-        nnz, position, A.row_ptr, A.rows, A.values, static_cast<I*>(m.row_idx.get()),
-        static_cast<V*>(m.values.get()));
-    HOLA_CUDA_CHECK_LAUNCH("transpose_entries");
-  }
-  HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
-  m.At = csr_view<V, I, O>(A.cols, A.rows, nnz, col_ptr, static_cast<I*>(m.row_idx.get()),
+  m.index.build(A.row_ptr, A.col_idx, A.rows, A.cols, A.nnz, stream);
+  m.values.resize(static_cast<std::size_t>(A.nnz > 0 ? A.nnz : 1) * sizeof(V));
+  m.At = csr_view<V, I, O>(A.cols, A.rows, A.nnz, m.index.col_ptr(), m.index.row_idx(),
                            static_cast<V*>(m.values.get()), Memory::device);
+  refresh_values(A, stream_ptr);
+  HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 template <class V, class I, class O>
@@ -561,7 +478,7 @@ void DeviceColumnView<V, I, O>::refresh_values(const CsrView<V, I, O>& A, void* 
   cudaStream_t stream = cuda::as_stream(stream_ptr);
   const int blocks_max = cuda::current_device_info().sm_count * 8;
   refresh_values_kernel<<<grid_for(A.nnz, blocks_max), kBlock, 0, stream>>>(
-      A.nnz, static_cast<O*>(m.position.get()), A.values, static_cast<V*>(m.values.get()));
+      A.nnz, m.index.position(), A.values, static_cast<V*>(m.values.get()));
   HOLA_CUDA_CHECK_LAUNCH("refresh_values");
 }
 
@@ -573,7 +490,7 @@ CsrView<V, I, O> DeviceColumnView<V, I, O>::view() const {
 template <class V, class I, class O>
 std::size_t DeviceColumnView<V, I, O>::bytes() const {
   const auto& m = *impl_;
-  return m.col_ptr.bytes() + m.row_idx.bytes() + m.values.bytes() + m.position.bytes();
+  return m.index.bytes() + m.values.bytes();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -949,8 +866,9 @@ void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
   const I* out_list = list;
   if (fits && y.want_sorted && !listed_sorted && c > 1) {
     std::size_t tb = m.temp_bytes;
-    HOLA_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(
-        m.temp.get(), tb, list, static_cast<I*>(m.sorted.get()), c, 0, bits_for<I>(n_out), stream));
+    HOLA_CUDA_CHECK(
+        cub::DeviceRadixSort::SortKeys(m.temp.get(), tb, list, static_cast<I*>(m.sorted.get()), c,
+                                       0, cuda::column_index_detail::key_bits<I>(n_out), stream));
     out_list = static_cast<I*>(m.sorted.get());
   }
   if (fits && c > 0) {

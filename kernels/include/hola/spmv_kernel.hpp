@@ -31,6 +31,10 @@ struct KernelOptions {
   // block-crossing rows, reproducible) even without `deterministic`; larger ones use atomics.
   // -1: the kernel's measured default; 0: atomics whenever `deterministic` is off.
   std::int64_t carry_path_max_nnz = -1;
+  // scalar, vector, vector-adaptive op T: matrices of at most this many nonzeros take one gather
+  // launch over a column index built at setup (no atomics, no zeroing pass) instead of the
+  // zeroing pass and the atomic scatter. -1: the kernels' default (2^18); 0: never.
+  std::int64_t gather_transpose_max_nnz = -1;
 };
 
 template <class V, class I, class O>

@@ -1,0 +1,148 @@
+// Op T of the row-wise kernels for small matrices in one launch: y = alpha A^T x + beta y as a
+// gather over A's columns (one vector of lanes per column, through the column index built at
+// setup), where the default op T needs two launches (y = beta y, then an atomic scatter). On
+// matrices of about 10^4 rows the launches, not the memory traffic, set the time of a product,
+// so the second launch costs about as much as the product itself. The gather sums each column in
+// a fixed order (no atomics) and reads A's values in place through the index: new values need no
+// rebuild. Internal header of the rowwise family.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "common/column_index.cuh"
+#include "rowwise/row_common.cuh"
+
+namespace hola::cuda::rowwise {
+
+// Up to this many nonzeros by default (KernelOptions::gather_transpose_max_nnz): the index costs
+// (cols + 1 + nnz) sizeof(O) + nnz sizeof(I) bytes (at most a few MB here) and a sort at setup.
+constexpr std::int64_t kGatherTransposeDefaultMaxNnz = std::int64_t(1) << 18;
+
+template <class V, class I, class O>
+struct GatherArgs {
+  std::int64_t cols;
+  const O* col_ptr;
+  const I* row_idx;
+  const O* position;  // CSR slot of each column-major entry
+  const V* values;    // A's values, in CSR order
+  const V* x;
+  const V* y_in;  // may equal y_out; never read when beta == 0
+  V* y_out;
+  V alpha;
+  V beta;
+};
+
+// One vector of Width lanes per column, grid-stride over the columns (the loop runs per warp, so
+// the full-warp shuffles see every lane; vectors past the last column just take part).
+template <int Width, class V, class I, class O>
+__global__ __launch_bounds__(kMaxThreadsPerBlock) void gather_columns_kernel(
+    GatherArgs<V, I, O> a) {
+  using U = std::make_unsigned_t<O>;
+  const int lane_in_warp = static_cast<int>(threadIdx.x % kWarpSize);
+  const int lane = lane_in_warp % Width;
+  const int vector_in_warp = lane_in_warp / Width;
+  const std::int64_t vectors_per_block = blockDim.x / Width;
+  const std::int64_t warp_first_col =
+      (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + (threadIdx.x - lane_in_warp)) / Width;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * vectors_per_block;
+  for (std::int64_t first = warp_first_col; first < a.cols; first += stride) {
+    const std::int64_t col = first + vector_in_warp;
+    const bool active = col < a.cols;
+    O begin, end;
+    vector_row_bounds<Width>(a.col_ptr, col, active, lane, kFullWarpMask, begin, end);
+    V sum = V(0);
+    const U last = static_cast<U>(end);
+    for (U k = static_cast<U>(begin) + static_cast<U>(lane); k < last; k += Width)
+      sum += load_ro(a.values + load_ro(a.position + k)) * load_ro(a.x + load_ro(a.row_idx + k));
+    sum = vector_reduce<Width>(sum, kFullWarpMask);
+    if (active && lane == 0) {
+      V out = a.alpha * sum;
+      if (a.beta != V(0)) out += a.beta * a.y_in[col];
+      a.y_out[col] = out;
+    }
+  }
+}
+
+template <class V, class I, class O>
+using GatherFn = void (*)(GatherArgs<V, I, O>);
+
+template <class V, class I, class O>
+GatherFn<V, I, O> gather_columns_fn(int width) {
+  switch (width) {
+    case 2:
+      return gather_columns_kernel<2, V, I, O>;
+    case 4:
+      return gather_columns_kernel<4, V, I, O>;
+    case 8:
+      return gather_columns_kernel<8, V, I, O>;
+    case 16:
+      return gather_columns_kernel<16, V, I, O>;
+    case 32:
+      return gather_columns_kernel<32, V, I, O>;
+    default:
+      fail(status::internal, "gather transpose: unexpected width " + std::to_string(width));
+  }
+}
+
+// The column index and the launch plan of one matrix structure.
+template <class V, class I, class O>
+class GatherTranspose {
+ public:
+  // Builds the index on `stream` when the matrix qualifies (op T allowed, 1 to the limit of
+  // nonzeros, A's rows fit I), else drops it. Queued on `stream`; the Operator synchronises it at
+  // the end of its setup.
+  void setup(const CsrView<V, I, O>& A, const KernelOptions& options, int threads_per_block,
+             cudaStream_t stream) {
+    active_ = false;
+    const std::int64_t limit = options.gather_transpose_max_nnz < 0
+                                   ? kGatherTransposeDefaultMaxNnz
+                                   : options.gather_transpose_max_nnz;
+    const bool rows_fit =
+        A.rows == 0 || A.rows - 1 <= static_cast<std::int64_t>(std::numeric_limits<I>::max());
+    if (options.deterministic || A.nnz == 0 || A.nnz > limit || A.cols == 0 || !rows_fit) {
+      index_ = ColumnIndex<I, O>{};
+      return;
+    }
+    index_.build(A.row_ptr, A.col_idx, A.rows, A.cols, A.nnz, stream);
+    const int width = adaptive_lanes_per_row(A.cols, A.nnz);  // from the mean column length
+    fn_ = gather_columns_fn<V, I, O>(width);
+    threads_ = threads_per_block;
+    grid_ = grid_size(A.cols, threads_per_block / width, kMaxGridBlocks);
+    active_ = true;
+  }
+
+  bool active() const { return active_; }
+  std::size_t bytes() const { return active_ ? index_.bytes() : 0; }
+
+  // y_out = alpha A^T x + beta y_in with A's current values: one launch.
+  void apply(const V* values, V alpha, const V* x, V beta, const V* y_in, V* y_out,
+             cudaStream_t stream) const {
+    const GatherArgs<V, I, O> a{index_.cols(),
+                                index_.col_ptr(),
+                                index_.row_idx(),
+                                index_.position(),
+                                values,
+                                x,
+                                y_in,
+                                y_out,
+                                alpha,
+                                beta};
+    fn_<<<grid_, threads_, 0, stream>>>(a);
+    HOLA_CUDA_CHECK_LAUNCH("gather_columns_kernel");
+  }
+
+ private:
+  ColumnIndex<I, O> index_;
+  bool active_ = false;
+  GatherFn<V, I, O> fn_ = nullptr;
+  int threads_ = kDefaultThreadsPerBlock;
+  unsigned grid_ = 1;
+};
+
+}  // namespace hola::cuda::rowwise
