@@ -1,10 +1,10 @@
 // Op T of the row-wise kernels for small matrices in one launch: y = alpha A^T x + beta y as a
-// gather over A's columns (one vector of lanes per column, through the column index built at
-// setup), where the default op T needs two launches (y = beta y, then an atomic scatter). On
-// matrices of about 10^4 rows the launches, not the memory traffic, set the time of a product,
-// so the second launch costs about as much as the product itself. The gather sums each column in
-// a fixed order (no atomics) and reads A's values in place through the index: new values need no
-// rebuild. Internal header of the rowwise family.
+// gather over A's columns, one vector of lanes per column, through a column index. The default
+// op T needs two launches (y = beta y, then an atomic scatter); on matrices of about 10^4 rows
+// the launches, not the memory traffic, set the time of a product, so the second launch costs
+// about as much as the product itself. The gather sums each column in a fixed order (no
+// atomics) and reads A's values in place through the index: new values need no rebuild.
+// Internal header of the rowwise family.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -21,7 +21,8 @@
 namespace hola::cuda::rowwise {
 
 // Up to this many nonzeros by default (KernelOptions::gather_transpose_max_nnz): the index costs
-// (cols + 1 + nnz) sizeof(O) + nnz sizeof(I) bytes (at most a few MB here) and a sort at setup.
+// (cols + 1 + nnz) sizeof(O) + nnz sizeof(I) bytes (at most a few MB here) and a sort, once per
+// structure.
 constexpr std::int64_t kGatherTransposeDefaultMaxNnz = std::int64_t(1) << 18;
 
 template <class V, class I, class O>
@@ -90,16 +91,17 @@ GatherFn<V, I, O> gather_columns_fn(int width) {
   }
 }
 
-// The column index and the launch plan of one matrix structure.
+// The launch plan of one matrix structure and its column index. The index is built at the first
+// op T product, not at setup, so that solvers which never transpose (CG, GMRES) do not pay for
+// it (the same rule as the Operator's separate op T kernel, hola/operator.hpp).
 template <class V, class I, class O>
 class GatherTranspose {
  public:
-  // Builds the index on `stream` when the matrix qualifies (op T allowed, 1 to the limit of
-  // nonzeros, A's rows fit I), else drops it. Queued on `stream`; the Operator synchronises it at
-  // the end of its setup.
-  void setup(const CsrView<V, I, O>& A, const KernelOptions& options, int threads_per_block,
-             cudaStream_t stream) {
+  // Plans the gather when the matrix qualifies (op T allowed, 1 to the limit of nonzeros, A's
+  // rows fit I); drops any index of an earlier structure.
+  void setup(const CsrView<V, I, O>& A, const KernelOptions& options, int threads_per_block) {
     active_ = false;
+    built_ = false;
     const std::int64_t limit = options.gather_transpose_max_nnz < 0
                                    ? kGatherTransposeDefaultMaxNnz
                                    : options.gather_transpose_max_nnz;
@@ -109,7 +111,6 @@ class GatherTranspose {
       index_ = ColumnIndex<I, O>{};
       return;
     }
-    index_.build(A.row_ptr, A.col_idx, A.rows, A.cols, A.nnz, stream);
     const int width = adaptive_lanes_per_row(A.cols, A.nnz);  // from the mean column length
     fn_ = gather_columns_fn<V, I, O>(width);
     threads_ = threads_per_block;
@@ -118,16 +119,23 @@ class GatherTranspose {
   }
 
   bool active() const { return active_; }
-  std::size_t bytes() const { return active_ ? index_.bytes() : 0; }
+  std::size_t bytes() const { return built_ ? index_.bytes() : 0; }
 
-  // y_out = alpha A^T x + beta y_in with A's current values: one launch.
-  void apply(const V* values, V alpha, const V* x, V beta, const V* y_in, V* y_out,
-             cudaStream_t stream) const {
+  // y_out = alpha A^T x + beta y_in with A's current values: one launch. The first call of a
+  // structure builds the index first on `stream` and waits for it once, so that later products
+  // on other streams find it complete.
+  void apply(const CsrView<V, I, O>& A, V alpha, const V* x, V beta, const V* y_in, V* y_out,
+             cudaStream_t stream) {
+    if (!built_) {
+      index_.build(A.row_ptr, A.col_idx, A.rows, A.cols, A.nnz, stream);
+      HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+      built_ = true;
+    }
     const GatherArgs<V, I, O> a{index_.cols(),
                                 index_.col_ptr(),
                                 index_.row_idx(),
                                 index_.position(),
-                                values,
+                                A.values,
                                 x,
                                 y_in,
                                 y_out,
@@ -140,6 +148,7 @@ class GatherTranspose {
  private:
   ColumnIndex<I, O> index_;
   bool active_ = false;
+  bool built_ = false;
   GatherFn<V, I, O> fn_ = nullptr;
   int threads_ = kDefaultThreadsPerBlock;
   unsigned grid_ = 1;

@@ -83,10 +83,10 @@ class ScalarKernel final : public RowKernelBase<V, I, O> {
  public:
   explicit ScalarKernel(const KernelOptions& options) : Base(options, "scalar") {}
 
-  void setup(const CsrView<V, I, O>& A, void* stream) override {
+  void setup(const CsrView<V, I, O>& A, void* /*stream*/) override {
     this->take_view(A);
     grid_ = grid_size(A.rows, this->threads_per_block_, kMaxGridBlocks);
-    gather_.setup(A, this->options_, this->threads_per_block_, as_stream(stream));
+    gather_.setup(A, this->options_, this->threads_per_block_);
     this->ready_ = true;
   }
 
@@ -103,7 +103,7 @@ class ScalarKernel final : public RowKernelBase<V, I, O> {
       HOLA_CUDA_CHECK_LAUNCH("scalar_rows_kernel<N>");
     } else {
       if (A.cols == 0) return;
-      if (gather_.active()) return gather_.apply(A.values, alpha, x, beta, y_in, y_out, s);
+      if (gather_.active()) return gather_.apply(A, alpha, x, beta, y_in, y_out, s);
       this->scale_transpose_output(beta, y_in, y_out, nullptr, s);
       if (A.rows == 0 || A.nnz == 0) return;
       scalar_rows_kernel<true, V, I, O><<<grid_, this->threads_per_block_, 0, s>>>(a);
@@ -125,13 +125,13 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
   VectorKernel(const KernelOptions& options, std::string name, int lanes_per_row)
       : Base(options, std::move(name)), forced_width_(lanes_per_row) {}
 
-  void setup(const CsrView<V, I, O>& A, void* stream) override {
+  void setup(const CsrView<V, I, O>& A, void* /*stream*/) override {
     this->take_view(A);
     width_ = forced_width_ != 0 ? forced_width_ : adaptive_lanes_per_row(A.rows, A.nnz);
     n_fn_ = vector_rows_fn<false, V, I, O>(width_);
     t_fn_ = vector_rows_fn<true, V, I, O>(width_);
     grid_ = grid_size(A.rows, this->threads_per_block_ / width_, kMaxGridBlocks);
-    gather_.setup(A, this->options_, this->threads_per_block_, as_stream(stream));
+    gather_.setup(A, this->options_, this->threads_per_block_);
     this->ready_ = true;
   }
 
@@ -148,7 +148,7 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
       HOLA_CUDA_CHECK_LAUNCH("vector_rows_kernel<N>");
     } else {
       if (A.cols == 0) return;
-      if (gather_.active()) return gather_.apply(A.values, alpha, x, beta, y_in, y_out, s);
+      if (gather_.active()) return gather_.apply(A, alpha, x, beta, y_in, y_out, s);
       this->scale_transpose_output(beta, y_in, y_out, nullptr, s);
       if (A.rows == 0 || A.nnz == 0) return;
       t_fn_<<<grid_, this->threads_per_block_, 0, s>>>(a);
