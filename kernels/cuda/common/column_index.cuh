@@ -16,6 +16,21 @@
 
 namespace hola::cuda {
 
+// The row holding CSR slot p: the last r with row_ptr[r] <= p (binary search over rows + 1).
+template <class O>
+__device__ __forceinline__ std::int64_t row_of_slot(const O* row_ptr, std::int64_t rows,
+                                                    std::int64_t p) {
+  std::int64_t lo = 0, hi = rows;  // row_ptr[lo] <= p < row_ptr[hi]
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (static_cast<std::int64_t>(row_ptr[mid]) <= p)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 namespace column_index_detail {
 
 constexpr int kBlock = 256;
@@ -67,16 +82,7 @@ __global__ void entry_rows_kernel(std::int64_t nnz, const O* position, const O* 
                                   std::int64_t rows, I* row_idx) {
   for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < nnz;
        k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const std::int64_t p = static_cast<std::int64_t>(position[k]);
-    std::int64_t lo = 0, hi = rows;  // row_ptr[lo] <= p < row_ptr[hi]
-    while (hi - lo > 1) {
-      const std::int64_t mid = lo + (hi - lo) / 2;
-      if (static_cast<std::int64_t>(row_ptr[mid]) <= p)
-        lo = mid;
-      else
-        hi = mid;
-    }
-    row_idx[k] = static_cast<I>(lo);
+    row_idx[k] = static_cast<I>(row_of_slot(row_ptr, rows, static_cast<std::int64_t>(position[k])));
   }
 }
 

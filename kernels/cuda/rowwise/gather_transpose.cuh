@@ -39,21 +39,15 @@ struct GatherArgs {
   V beta;
 };
 
-// One vector of Width lanes per column, grid-stride over the columns (the loop runs per warp, so
-// the full-warp shuffles see every lane; vectors past the last column just take part).
+// One vector of Width lanes per column, grid-stride over the columns (VectorGrid).
 template <int Width, class V, class I, class O>
 __global__ __launch_bounds__(kMaxThreadsPerBlock) void gather_columns_kernel(
     GatherArgs<V, I, O> a) {
   using U = std::make_unsigned_t<O>;
-  const int lane_in_warp = static_cast<int>(threadIdx.x % kWarpSize);
-  const int lane = lane_in_warp % Width;
-  const int vector_in_warp = lane_in_warp / Width;
-  const std::int64_t vectors_per_block = blockDim.x / Width;
-  const std::int64_t warp_first_col =
-      (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + (threadIdx.x - lane_in_warp)) / Width;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * vectors_per_block;
-  for (std::int64_t first = warp_first_col; first < a.cols; first += stride) {
-    const std::int64_t col = first + vector_in_warp;
+  const VectorGrid<Width> g;
+  const int lane = g.lane;
+  for (std::int64_t first = g.warp_first; first < a.cols; first += g.stride) {
+    const std::int64_t col = first + g.vector_in_warp;
     const bool active = col < a.cols;
     O begin, end;
     vector_row_bounds<Width>(a.col_ptr, col, active, lane, kFullWarpMask, begin, end);

@@ -52,6 +52,27 @@ __device__ __forceinline__ T load_ro(const T* p) {
   return __ldg(p);
 }
 
+// A grid of vectors of Width lanes, grid-stride over items (rows, or columns): this thread's lane
+// in its vector, its vector in the warp, the warp's first vector (its first item) and the grid's
+// stride in vectors. Loops run per warp (the warp's first item is the same for all 32 lanes), so
+// full-warp shuffles always see every lane; vectors past the last item just take part.
+template <int Width>
+struct VectorGrid {
+  int lane;
+  int vector_in_warp;
+  std::int64_t warp_first;
+  std::int64_t stride;
+
+  __device__ __forceinline__ VectorGrid() {
+    const int lane_in_warp = static_cast<int>(threadIdx.x % kWarpSize);
+    lane = lane_in_warp % Width;
+    vector_in_warp = lane_in_warp / Width;
+    warp_first =
+        (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + (threadIdx.x - lane_in_warp)) / Width;
+    stride = static_cast<std::int64_t>(gridDim.x) * (blockDim.x / Width);
+  }
+};
+
 // Lanes of the vector holding lane_in_warp (Width consecutive, aligned lanes of the warp): the
 // mask of the vector's own shuffles when vectors of one warp run apart.
 template <int Width>

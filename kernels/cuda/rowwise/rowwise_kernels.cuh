@@ -39,22 +39,13 @@ __global__ __launch_bounds__(kMaxThreadsPerBlock) void scalar_rows_kernel(RowArg
   }
 }
 
-// One vector of Width lanes per row, grid-stride over the rows. The loop runs per warp (its
-// first row is the same for all 32 lanes), so the full-warp shuffles always see every lane;
-// vectors past the last row just take part.
+// One vector of Width lanes per row, grid-stride over the rows (VectorGrid).
 template <int Width, bool Transpose, class V, class I, class O>
 __global__ __launch_bounds__(kMaxThreadsPerBlock) void vector_rows_kernel(RowArgs<V, I, O> a) {
-  const int lane_in_warp = static_cast<int>(threadIdx.x % kWarpSize);
-  const int lane = lane_in_warp % Width;
-  const int vector_in_warp = lane_in_warp / Width;
-  const std::int64_t vectors_per_block = blockDim.x / Width;
-  // Global index of the warp's first vector = the first row it handles.
-  const std::int64_t warp_first_row =
-      (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + (threadIdx.x - lane_in_warp)) / Width;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * vectors_per_block;
-  for (std::int64_t first = warp_first_row; first < a.rows; first += stride) {
-    const std::int64_t row = first + vector_in_warp;
-    vector_process_row<Width, Transpose>(a, row, row < a.rows, lane, kFullWarpMask);
+  const VectorGrid<Width> g;
+  for (std::int64_t first = g.warp_first; first < a.rows; first += g.stride) {
+    const std::int64_t row = first + g.vector_in_warp;
+    vector_process_row<Width, Transpose>(a, row, row < a.rows, g.lane, kFullWarpMask);
   }
 }
 

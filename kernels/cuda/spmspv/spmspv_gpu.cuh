@@ -193,21 +193,6 @@ __global__ void matrix_direct_kernel(std::int64_t rows, const O* row_ptr, const 
   }
 }
 
-// Row of nonzero position p: the last r with row_ptr[r] <= p (binary search over rows + 1).
-template <class O>
-__device__ __forceinline__ std::int64_t row_of(const O* row_ptr, std::int64_t rows,
-                                               std::int64_t p) {
-  std::int64_t lo = 0, hi = rows;  // row_ptr[lo] <= p < row_ptr[hi]
-  while (hi - lo > 1) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (static_cast<std::int64_t>(row_ptr[mid]) <= p)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 // Matrix-driven, balanced: thread t takes nonzeros [t per, (t + 1) per) of M; the partial of
 // each row it meets is combined atomically.
 template <class S, class V, class I, class O>
@@ -219,7 +204,7 @@ __global__ void matrix_balanced_kernel(std::int64_t rows, std::int64_t nnz, int 
   const std::int64_t begin = t * per;
   if (begin >= nnz) return;
   const std::int64_t end = begin + per < nnz ? begin + per : nnz;
-  std::int64_t r = row_of(row_ptr, rows, begin);
+  std::int64_t r = cuda::row_of_slot(row_ptr, rows, begin);
   while (static_cast<std::int64_t>(row_ptr[r + 1]) <= begin) ++r;  // skip empty rows
   std::int64_t p = begin;
   while (p < end) {
