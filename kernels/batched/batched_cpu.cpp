@@ -410,7 +410,7 @@ Plan choose_plan(const Features& f, Format format, std::size_t value_bytes, Kern
   } else if (p.kernel == Kernel::csr_flat) {
     // Matrices a block: about kFlatPassesPerBlock passes of the block's vectors over their rows
     // (W lanes a row, W from the mean row length as the kernel takes it).
-    const double width = pow2_at_least(f.mean_row_nnz() / kFlatEntriesPerLane, 1, 32);
+    const double width = pow2_at_least(f.mean_row_nnz(), 1, 32);
     const double mean_rows =
         f.count > 0 ? static_cast<double>(f.total_rows) / static_cast<double>(f.count) : 1.0;
     const double matrices =

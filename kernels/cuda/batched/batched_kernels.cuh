@@ -82,44 +82,6 @@ __device__ inline const V* x_of(const Access& a, const Scalars<V>& s, const Grou
   }
 }
 
-template <bool XGlobal, class V, class I>
-__device__ inline V x_at(const V* x, I c) {
-  if constexpr (XGlobal)
-    return __ldg(x + c);
-  else
-    return x[c];
-}
-
-// Sum of vals[q] * x[cols[q]] over q = q0, q0 + stride, ... < q1, in that order. E entries' index
-// and value loads are issued together before their x gathers, so that a thread keeps several
-// loads in flight (one at a time left these kernels waiting on memory latency). Values are read
-// once (streaming loads); column indices may be a shared pattern read by every matrix, so they
-// keep the normal cache policy. XGlobal: x is in global memory (read through the read-only
-// cache), not staged in shared memory.
-template <int E, bool XGlobal, class V, class I>
-__device__ inline V strided_dot(const V* vals, const I* cols, const V* x, std::int64_t q0,
-                                std::int64_t q1, int stride) {
-  V sum = V(0);
-  std::int64_t q = q0;
-  for (; q + static_cast<std::int64_t>(E - 1) * stride < q1;
-       q += static_cast<std::int64_t>(E) * stride) {
-    I c[E];
-    V v[E];
-#pragma unroll
-    for (int e = 0; e < E; ++e) {
-      c[e] = __ldg(cols + q + e * stride);
-      v[e] = __ldcs(vals + q + e * stride);
-    }
-#pragma unroll
-    for (int e = 0; e < E; ++e) sum += v[e] * x_at<XGlobal>(x, c[e]);
-  }
-  for (; q < q1; q += stride) sum += __ldcs(vals + q) * x_at<XGlobal>(x, __ldg(cols + q));
-  return sum;
-}
-
-// csr_scalar: entries a thread loads at once (strided_dot).
-constexpr int kScalarEntriesAtOnce = 4;
-
 // CSR / shared-pattern CSR, one thread per row.
 template <bool Stage, class V, class I>
 __global__ __launch_bounds__(kMaxBlock) void csr_scalar_kernel(CsrAccess<V, I> a, Scalars<V> s) {
@@ -133,7 +95,8 @@ __global__ __launch_bounds__(kMaxBlock) void csr_scalar_kernel(CsrAccess<V, I> a
   for (std::int64_t r = p.lane; r < m; r += s.group_threads) {
     const std::int64_t k = a.row_ptr_index(p.b, r);
     const std::int64_t p0 = a.row_ptr[k], p1 = a.row_ptr[k + 1];
-    const V sum = strided_dot<kScalarEntriesAtOnce, !Stage>(vals, a.col_idx, xb, p0, p1, 1);
+    V sum = V(0);
+    for (std::int64_t q = p0; q < p1; ++q) sum += vals[q] * xb[a.col_idx[q]];
     yb[r] = combine<V>(s.alpha, sum, s.beta, yb + r);
   }
 }
@@ -189,7 +152,7 @@ __global__ __launch_bounds__(kMaxBlock) void csr_smart_kernel(CsrAccess<V, I> a,
     if (r < m) {
       const std::int64_t k = a.row_ptr_index(p.b, r);
       const std::int64_t p0 = a.row_ptr[k], p1 = a.row_ptr[k + 1];
-      sum = strided_dot<kScalarEntriesAtOnce, !Stage>(vals, a.col_idx, xb, p0 + vl, p1, width);
+      for (std::int64_t q = p0 + vl; q < p1; q += width) sum += vals[q] * xb[a.col_idx[q]];
     }
     for (int off = width / 2; off > 0; off /= 2)
       sum += __shfl_down_sync(kFullMask, sum, off, width);
@@ -201,31 +164,14 @@ __global__ __launch_bounds__(kMaxBlock) void csr_smart_kernel(CsrAccess<V, I> a,
 // one warp.
 constexpr int kFlatMaxMatrices = kMaxBlock / kWarp;
 
-// The matrix (index into the block's offsets) that holds row g: the last of the nb first rows
-// <= g (an empty matrix shares its first row with the next one, which wins).
-__device__ inline int flat_matrix_of(const std::int64_t* first_row, int nb, std::int64_t g) {
-  int lo = 0, hi = nb - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (first_row[mid] <= g)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  return lo;
-}
-
 // CSR / shared-pattern CSR, the block's matrices taken as one CSR: their rows are consecutive in
 // y (and, for csr, in row_ptr), so W lanes a row run over all of them and no lane idles at the
-// end of a short matrix. W is the power of two >= a quarter of the block's mean row length
-// (1..32): each lane then loads about kFlatEntriesPerLane entries at once before it gathers x,
-// so that several loads are in flight per thread (the memory system's latency, not its
-// bandwidth, limited a lane per entry). The next pass's row bounds are loaded while this pass
-// sums. W is uniform in the block and the row loop's bound depends on the warp's first row
-// only, so every lane reaches the segmented shuffles; each lane sums its entries in order.
+// end of a short matrix. W, the power of two >= the block's mean row length (1..32), is uniform
+// in the block; the row loop's bound depends on the warp's first row only, so every lane reaches
+// the segmented shuffles. A row's matrix is found among the block's row offsets in shared memory
+// (empty matrices share their offset with the next one: the last offset <= the row wins).
 template <class V, class I>
 __global__ __launch_bounds__(kMaxBlock) void csr_flat_kernel(CsrAccess<V, I> a, Scalars<V> s) {
-  constexpr int E = kFlatEntriesPerLane;
   __shared__ std::int64_t first_row[kFlatMaxMatrices + 1];
   __shared__ std::int64_t x_base[kFlatMaxMatrices];
   __shared__ int left_out[kFlatMaxMatrices];
@@ -247,46 +193,40 @@ __global__ __launch_bounds__(kMaxBlock) void csr_flat_kernel(CsrAccess<V, I> a, 
                                     : static_cast<std::int64_t>(__ldg(a.row_ptr + r_begin + rows) -
                                                                 __ldg(a.row_ptr + r_begin));
   int width = 1;
-  while (width < kWarp && static_cast<std::int64_t>(width) * E * rows < nnz) width *= 2;
+  while (width < kWarp && static_cast<std::int64_t>(width) * rows < nnz) width *= 2;
   const int vec = tid / width, vl = tid % width, vectors = block / width;
   const int warp_first_vec = (tid / kWarp) * (kWarp / width);
-
-  // Row i of the block: its matrix j, and its entries [p0, p1) (empty when out of range or left
-  // out).
-  struct Row {
-    int j = 0;
-    std::int64_t p0 = 0, p1 = 0;
-  };
-  auto row_at = [&](std::int64_t i) {
-    Row r;
-    if (i < rows) {
-      const std::int64_t g = r_begin + i;
-      r.j = flat_matrix_of(first_row, nb, g);
-      if (left_out[r.j] == 0) {
-        const std::int64_t k = a.row_ptr_index(b0 + r.j, g - first_row[r.j]);
-        r.p0 = __ldg(a.row_ptr + k);
-        r.p1 = __ldg(a.row_ptr + k + 1);
-      }
-    }
-    return r;
-  };
-  Row cur = row_at(vec);
   for (std::int64_t base = 0; base + warp_first_vec < rows; base += vectors) {
     const std::int64_t i = base + vec;
-    const Row next = row_at(i + vectors);
     V sum = V(0);
-    if (cur.p1 > cur.p0) {
-      const V* xb = s.x + x_base[cur.j];
-      const V* vals = a.values + a.value_base(b0 + cur.j);
-      sum = strided_dot<E, true>(vals, a.col_idx, xb, cur.p0 + vl, cur.p1, width);
+    bool writes = false;
+    if (i < rows) {
+      const std::int64_t g = r_begin + i;
+      int lo = 0, hi = nb - 1;
+      while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (first_row[mid] <= g)
+          lo = mid;
+        else
+          hi = mid - 1;
+      }
+      if (left_out[lo] == 0) {
+        writes = true;
+        const std::int64_t b = b0 + lo;
+        const std::int64_t k = a.row_ptr_index(b, g - first_row[lo]);
+        const std::int64_t p0 = __ldg(a.row_ptr + k), p1 = __ldg(a.row_ptr + k + 1);
+        const V* xb = s.x + x_base[lo];
+        const V* vals = a.values + a.value_base(b);
+        for (std::int64_t q = p0 + vl; q < p1; q += width)
+          sum += __ldcs(vals + q) * __ldg(xb + __ldcs(a.col_idx + q));
+      }
     }
     for (int off = width / 2; off > 0; off /= 2)
       sum += __shfl_down_sync(kFullMask, sum, off, width);
-    if (i < rows && vl == 0 && left_out[cur.j] == 0) {
+    if (writes && vl == 0) {
       V* yr = s.y + (r_begin + i);
       *yr = combine<V>(s.alpha, sum, s.beta, yr);
     }
-    cur = next;
   }
 }
 

@@ -189,8 +189,7 @@ inline constexpr KernelDesc kKernels[] = {
     {Kernel::csr_flat, "csr_flat", format_bit(Format::csr) | format_bit(Format::csr_shared), false,
      false,
      "the block's matrices as one CSR: W lanes per row over all their rows, W the power of two "
-     ">= a quarter of the block's mean row length (up to 32), 4 loads at once a lane; x read "
-     "through the cache"},
+     ">= the block's mean row length (up to 32); x read through the cache"},
     {Kernel::coo, "coo", format_bit(Format::coo), false, true,
      "one thread per row, row start by binary search (rows sorted)"},
     {Kernel::ell, "ell", format_bit(Format::ell), false, true,
@@ -225,10 +224,6 @@ struct Plan {
 // Dynamic shared memory a block may use (bytes): staged x plus a kernel's own work space. The
 // default limit of a launch, so no kernel needs an opt-in attribute.
 inline constexpr std::size_t kStageBytesLimit = 48 * 1024;
-
-// csr_flat: a row's W lanes are as many as give each lane about this many of the block's mean
-// row length (W a power of two, 1..32; docs/batched.md).
-inline constexpr int kFlatEntriesPerLane = 4;
 
 // csr_tiled: a tile holds up to kTiledEntriesPerThread * group_threads entries (docs/batched.md).
 inline constexpr int kTiledEntriesPerThread = 4;
