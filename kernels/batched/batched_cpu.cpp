@@ -328,9 +328,6 @@ void check_plan(const Plan& p, Format format, std::size_t value_bytes) {
   if (p.kernel == Kernel::auto_select || !kernel_supports(p.kernel, format))
     fail(status::unsupported, std::string("batched: kernel ") + kernel_name(p.kernel) +
                                   " does not take the " + format_name(format) + " format");
-  if (p.stage_x && !kernel_desc(p.kernel).takes_staged_x)
-    fail(status::invalid_argument, std::string("batched: kernel ") + kernel_name(p.kernel) +
-                                       " reads x through the cache: a plan for it stages no x");
   if (p.stage_x && p.stage_cols <= 0)
     fail(status::invalid_argument, "batched: staged x needs stage_cols > 0");
   // stage_cols bounded first so that the byte count below cannot overflow.
@@ -366,10 +363,6 @@ constexpr double kTiledMinMeanRows = 320.0;
 // size spans at most this many tiles. Several tiles keep the group's last, partly filled tile a
 // small share; fewer, larger groups would idle more lanes on it.
 constexpr double kTiledTilesPerMatrix = 3.0;
-
-// csr_flat: passes of a block's W-lane vectors over its matrices' rows that the group size aims
-// at (a block's set-up, its offsets and its mean row length, is paid once for them).
-constexpr double kFlatPassesPerBlock = 4.0;
 
 int pow2_at_least(double v, int lo, int hi) {
   int p = lo;
@@ -407,15 +400,6 @@ Plan choose_plan(const Features& f, Format format, std::size_t value_bytes, Kern
     const double tile_entries_per_thread = kTiledEntriesPerThread * kTiledTilesPerMatrix;
     p.group_threads =
         pow2_at_least(f.mean_matrix_nnz() / tile_entries_per_thread, 32, p.block_threads);
-  } else if (p.kernel == Kernel::csr_flat) {
-    // Matrices a block: about kFlatPassesPerBlock passes of the block's vectors over their rows
-    // (W lanes a row, W from the mean row length as the kernel takes it).
-    const double width = pow2_at_least(f.mean_row_nnz(), 1, 32);
-    const double mean_rows =
-        f.count > 0 ? static_cast<double>(f.total_rows) / static_cast<double>(f.count) : 1.0;
-    const double matrices =
-        kFlatPassesPerBlock * (p.block_threads / width) / std::max(mean_rows, 1.0);
-    p.group_threads = p.block_threads / pow2_at_least(matrices, 1, p.block_threads / 32);
   } else {
     p.group_threads = pow2_at_least(static_cast<double>(f.max_rows), 32, p.block_threads);
   }

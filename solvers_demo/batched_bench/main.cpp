@@ -268,8 +268,8 @@ std::vector<Plan> forced_plans(Format f, const hola::batched::Features& feat, st
       p.group_threads = g;
       const std::size_t bytes = static_cast<std::size_t>(p.matrices_per_block()) *
                                 static_cast<std::size_t>(feat.max_cols) * vb;
-      p.stage_x = kd.takes_staged_x && feat.max_cols > 0 &&
-                  bytes <= hola::batched::stage_bytes_budget(k, p.block_threads, vb);
+      p.stage_x =
+          feat.max_cols > 0 && bytes <= hola::batched::stage_bytes_budget(k, p.block_threads, vb);
       p.stage_cols = p.stage_x ? feat.max_cols : 0;
       out.push_back(p);
     }

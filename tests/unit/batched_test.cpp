@@ -859,43 +859,6 @@ TEST(BatchedPlan, SharedMemoryAndPlanChecks) {
   EXPECT_EQ(code(r, Format::csr, 8), status::success);
   f.max_cols = 100;
   EXPECT_TRUE(choose_plan(f, Format::csr, 8, Kernel::csr_tiled).stage_x);
-
-  // csr_flat takes no staged x: the rule never stages for it and check_plan refuses it.
-  const Plan flat = choose_plan(f, Format::csr, 8, Kernel::csr_flat);
-  EXPECT_EQ(flat.kernel, Kernel::csr_flat);
-  EXPECT_FALSE(flat.stage_x);
-  EXPECT_EQ(code(flat, Format::csr, 8), status::success);
-  EXPECT_EQ(code(flat, Format::csr_shared, 8), status::success);
-  EXPECT_EQ(code(flat, Format::coo, 8), status::unsupported);
-  Plan staged = flat;
-  staged.stage_x = true;
-  staged.stage_cols = 100;
-  EXPECT_EQ(code(staged, Format::csr, 8), status::invalid_argument);
-  EXPECT_FALSE(kernel_desc(Kernel::csr_flat).takes_staged_x);
-}
-
-// csr_flat's matrices a block: about four passes of the block's W-lane vectors over their rows.
-TEST(BatchedPlan, FlatMatricesPerBlock) {
-  Features f;
-  f.count = 10000;
-  f.total_rows = 10000 * 40;  // 40 rows a matrix
-  f.max_rows = 64;
-  f.max_cols = 64;
-  f.total_nnz = f.total_rows * 16;  // W = 16: 16 vectors a block, 64 rows in 4 passes
-  f.max_row_nnz = 32;
-  Plan p = choose_plan(f, Format::csr, 8, Kernel::csr_flat);
-  EXPECT_EQ(p.block_threads, 256);
-  EXPECT_EQ(p.matrices_per_block(), 2);
-  f.total_nnz = f.total_rows * 3;  // W = 4: 64 vectors, 256 rows: 8 matrices (the most)
-  EXPECT_EQ(choose_plan(f, Format::csr, 8, Kernel::csr_flat).matrices_per_block(), 8);
-  f.total_rows = 10000 * 1000;  // 1000 rows a matrix: one a block
-  f.total_nnz = f.total_rows * 16;
-  p = choose_plan(f, Format::csr, 8, Kernel::csr_flat);
-  EXPECT_EQ(p.matrices_per_block(), 1);
-  EXPECT_EQ(p.group_threads, 256);
-  f.total_rows = 0;  // no rows at all: still a valid plan
-  f.total_nnz = 0;
-  EXPECT_NO_THROW(check_plan(choose_plan(f, Format::csr, 8, Kernel::csr_flat), Format::csr, 8));
 }
 
 TEST(BatchedFeatures, FromValidate) {

@@ -160,76 +160,6 @@ __global__ __launch_bounds__(kMaxBlock) void csr_smart_kernel(CsrAccess<V, I> a,
   }
 }
 
-// The most matrices a block of csr_flat holds: block_threads / group_threads, groups of at least
-// one warp.
-constexpr int kFlatMaxMatrices = kMaxBlock / kWarp;
-
-// CSR / shared-pattern CSR, the block's matrices taken as one CSR: their rows are consecutive in
-// y (and, for csr, in row_ptr), so W lanes a row run over all of them and no lane idles at the
-// end of a short matrix. W, the power of two >= the block's mean row length (1..32), is uniform
-// in the block; the row loop's bound depends on the warp's first row only, so every lane reaches
-// the segmented shuffles. A row's matrix is found among the block's row offsets in shared memory
-// (empty matrices share their offset with the next one: the last offset <= the row wins).
-template <class V, class I>
-__global__ __launch_bounds__(kMaxBlock) void csr_flat_kernel(CsrAccess<V, I> a, Scalars<V> s) {
-  __shared__ std::int64_t first_row[kFlatMaxMatrices + 1];
-  __shared__ std::int64_t x_base[kFlatMaxMatrices];
-  __shared__ int left_out[kFlatMaxMatrices];
-  const int block = static_cast<int>(blockDim.x), tid = static_cast<int>(threadIdx.x);
-  const int per_block = block / s.group_threads;
-  const std::int64_t b0 = static_cast<std::int64_t>(blockIdx.x) * per_block;
-  const int nb = static_cast<int>(s.count - b0 < per_block ? s.count - b0 : per_block);
-  for (int j = tid; j <= nb; j += block) {
-    first_row[j] = a.y_offset(b0 + j);
-    if (j < nb) {
-      x_base[j] = a.x_offset(b0 + j);
-      left_out[j] = s.skip != nullptr ? s.skip[b0 + j] : 0;
-    }
-  }
-  __syncthreads();
-  const std::int64_t r_begin = first_row[0], rows = first_row[nb] - r_begin;
-  if (rows == 0) return;  // the whole block leaves
-  const std::int64_t nnz = a.shared ? static_cast<std::int64_t>(nb) * a.shared_nnz
-                                    : static_cast<std::int64_t>(__ldg(a.row_ptr + r_begin + rows) -
-                                                                __ldg(a.row_ptr + r_begin));
-  int width = 1;
-  while (width < kWarp && static_cast<std::int64_t>(width) * rows < nnz) width *= 2;
-  const int vec = tid / width, vl = tid % width, vectors = block / width;
-  const int warp_first_vec = (tid / kWarp) * (kWarp / width);
-  for (std::int64_t base = 0; base + warp_first_vec < rows; base += vectors) {
-    const std::int64_t i = base + vec;
-    V sum = V(0);
-    bool writes = false;
-    if (i < rows) {
-      const std::int64_t g = r_begin + i;
-      int lo = 0, hi = nb - 1;
-      while (lo < hi) {
-        const int mid = (lo + hi + 1) / 2;
-        if (first_row[mid] <= g)
-          lo = mid;
-        else
-          hi = mid - 1;
-      }
-      if (left_out[lo] == 0) {
-        writes = true;
-        const std::int64_t b = b0 + lo;
-        const std::int64_t k = a.row_ptr_index(b, g - first_row[lo]);
-        const std::int64_t p0 = __ldg(a.row_ptr + k), p1 = __ldg(a.row_ptr + k + 1);
-        const V* xb = s.x + x_base[lo];
-        const V* vals = a.values + a.value_base(b);
-        for (std::int64_t q = p0 + vl; q < p1; q += width)
-          sum += __ldcs(vals + q) * __ldg(xb + __ldcs(a.col_idx + q));
-      }
-    }
-    for (int off = width / 2; off > 0; off /= 2)
-      sum += __shfl_down_sync(kFullMask, sum, off, width);
-    if (writes && vl == 0) {
-      V* yr = s.y + (r_begin + i);
-      *yr = combine<V>(s.alpha, sum, s.beta, yr);
-    }
-  }
-}
-
 // Synchronises the threads of one group: the warp's own barrier for a group of one warp, else
 // the named barrier group + 1 (id 0 is __syncthreads'; check_plan keeps the ids <= 15). Every
 // thread of the group must reach it; other groups of the block are not waited for.
@@ -456,7 +386,8 @@ void apply(const BatchView<V, I>& batch, const Plan& plan, V alpha, const V* x, 
   if (batch.count == 0 || batch.total_rows == 0) return;
 
   Scalars<V> s{alpha, beta, x, y, batch.count, plan.group_threads, plan.stage_cols, skip};
-  if (batch.format == Format::csr || batch.format == Format::csr_shared) {
+  if (plan.kernel == Kernel::csr_scalar || plan.kernel == Kernel::csr_vector ||
+      plan.kernel == Kernel::csr_smart || plan.kernel == Kernel::csr_tiled) {
     const CsrAccess<V, I> a(batch);
     using Fn = KernelFn<CsrAccess<V, I>, V>;
     Fn fn;
@@ -466,8 +397,6 @@ void apply(const BatchView<V, I>& batch, const Plan& plan, V alpha, const V* x, 
       else
         fn = plan.stage_x ? csr_tiled_kernel<true, std::int64_t, V, I>
                           : csr_tiled_kernel<false, std::int64_t, V, I>;
-    } else if (plan.kernel == Kernel::csr_flat) {
-      fn = csr_flat_kernel<V, I>;  // check_plan refuses staged x for it
     } else if (plan.kernel == Kernel::csr_scalar)
       fn = plan.stage_x ? csr_scalar_kernel<true, V, I> : csr_scalar_kernel<false, V, I>;
     else if (plan.kernel == Kernel::csr_vector)

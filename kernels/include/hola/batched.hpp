@@ -157,7 +157,6 @@ enum class Kernel {
   ell = 4,
   csr_smart = 5,
   csr_tiled = 6,
-  csr_flat = 7,
 };
 
 HOLA_BATCHED_HD constexpr unsigned format_bit(Format f) { return 1u << static_cast<int>(f); }
@@ -169,30 +168,23 @@ struct KernelDesc {
   const char* name;
   unsigned formats;     // format_bit of every format it takes
   bool stages_x;        // several threads share a row's work: the rule stages x when it fits
-  bool takes_staged_x;  // a group owns one matrix and can read its x_i from shared memory
   const char* mapping;  // how it maps threads to a matrix (one line, for listings)
 };
 
 inline constexpr KernelDesc kKernels[] = {
     {Kernel::csr_scalar, "csr_scalar", format_bit(Format::csr) | format_bit(Format::csr_shared),
-     false, true, "one thread per row"},
+     false, "one thread per row"},
     {Kernel::csr_vector, "csr_vector", format_bit(Format::csr) | format_bit(Format::csr_shared),
-     true, true, "one warp per row, shuffle reduction"},
+     true, "one warp per row, shuffle reduction"},
     {Kernel::csr_smart, "csr_smart", format_bit(Format::csr) | format_bit(Format::csr_shared), true,
-     true,
      "seed 004's CSR-smart: W lanes per row, W the power of two >= the matrix's mean row length "
      "(up to 32)"},
     {Kernel::csr_tiled, "csr_tiled", format_bit(Format::csr) | format_bit(Format::csr_shared), true,
-     true,
      "tiles of whole rows (up to 4 entries a thread), products loaded coalesced into shared "
      "memory, then W lanes per row; longer rows by the whole group"},
-    {Kernel::csr_flat, "csr_flat", format_bit(Format::csr) | format_bit(Format::csr_shared), false,
-     false,
-     "the block's matrices as one CSR: W lanes per row over all their rows, W the power of two "
-     ">= the block's mean row length (up to 32); x read through the cache"},
-    {Kernel::coo, "coo", format_bit(Format::coo), false, true,
+    {Kernel::coo, "coo", format_bit(Format::coo), false,
      "one thread per row, row start by binary search (rows sorted)"},
-    {Kernel::ell, "ell", format_bit(Format::ell), false, true,
+    {Kernel::ell, "ell", format_bit(Format::ell), false,
      "one thread per row, column-major slots (coalesced)"},
 };
 
@@ -209,9 +201,7 @@ bool kernel_supports(Kernel k, Format f);
 // up to block_threads) owns one matrix; a block of block_threads threads holds
 // block_threads / group_threads matrices. group_threads == 32: one warp per matrix;
 // group_threads == block_threads: one block per matrix. stage_x: each group copies its x_i into
-// shared memory first (stage_cols values per group). csr_flat keeps block_threads /
-// group_threads matrices a block but shares all the block's threads among their rows; it takes
-// no staged x (KernelDesc::takes_staged_x).
+// shared memory first (stage_cols values per group).
 struct Plan {
   Kernel kernel = Kernel::csr_scalar;
   int block_threads = 256;
@@ -250,9 +240,9 @@ std::size_t plan_shared_bytes(const Plan& p, std::size_t value_bytes);
 
 // Checks a plan before a launch (host only; gpu::apply calls it): invalid_argument for
 // block_threads not a multiple of 32 in 32..1024, group_threads not a multiple of 32 dividing
-// it, stage_x with stage_cols <= 0 or for a kernel that takes no staged x, shared memory over
-// kStageBytesLimit, csr_tiled with more than kTiledMaxGroupsPerBlock multi-warp groups a block;
-// unsupported for auto_select or a kernel that does not take the format.
+// it, stage_x with stage_cols <= 0, shared memory over kStageBytesLimit, csr_tiled with more than
+// kTiledMaxGroupsPerBlock multi-warp groups a block; unsupported for auto_select or a kernel
+// that does not take the format.
 void check_plan(const Plan& p, Format format, std::size_t value_bytes);
 
 // The rule (not trained; constants in one place in kernels/batched/batched_cpu.cpp, see
