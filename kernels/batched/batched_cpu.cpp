@@ -405,7 +405,8 @@ Plan choose_plan(const Features& f, Format format, std::size_t value_bytes, Kern
   }
   // Staging x in shared memory cost more than it saved for the thread-per-row, COO and ELL
   // kernels in the H200 sweep (0.92 against 0.97 of the best plan, geometric mean over 56
-  // batches); the kernels that share a row between threads keep it (KernelDesc::stages_x).
+  // batches) and for csr_tiled on the H100 (5-15 %); csr_vector and csr_smart keep it
+  // (KernelDesc::stages_x).
   // max_cols is bounded first so that the byte count cannot overflow.
   p.stage_x = kernel_desc(p.kernel).stages_x && f.max_cols > 0 &&
               f.max_cols <= static_cast<std::int64_t>(kStageBytesLimit) &&

@@ -185,8 +185,13 @@ __device__ inline int warp_max(int v) {
 // and its rows are summed by W lanes each from shared memory. L is the type of indices local to a
 // matrix (int when tiled_local32 holds: 32-bit arithmetic in the loops). The group's control flow
 // (r0, start, rows, len) is uniform, so every thread of the group reaches every barrier.
+//
+// At most 64 registers a thread (a block of 1024 threads still fits an SM) through __maxnreg__,
+// not __launch_bounds__(1024): the same limit, but measured on an H100 the code ptxas makes this
+// way was 1.1-1.2x faster on every batch tried, and 48, 40 or 32 registers (spills) or 80+
+// (fewer blocks an SM) were slower (bench/results/2026-11-26-h100-batched-tiled-regs/).
 template <bool Stage, class L, class V, class I>
-__global__ __launch_bounds__(kMaxBlock) void csr_tiled_kernel(CsrAccess<V, I> a, Scalars<V> s) {
+__global__ __maxnreg__(64) void csr_tiled_kernel(CsrAccess<V, I> a, Scalars<V> s) {
   extern __shared__ __align__(16) unsigned char batched_smem[];
   constexpr int K = kTiledEntriesPerThread;
   const GroupPos p = group_pos(s.group_threads);

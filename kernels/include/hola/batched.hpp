@@ -167,7 +167,7 @@ struct KernelDesc {
   Kernel kernel;
   const char* name;
   unsigned formats;     // format_bit of every format it takes
-  bool stages_x;        // several threads share a row's work: the rule stages x when it fits
+  bool stages_x;        // the rule stages x when it fits (where staging was measured faster)
   const char* mapping;  // how it maps threads to a matrix (one line, for listings)
 };
 
@@ -179,7 +179,10 @@ inline constexpr KernelDesc kKernels[] = {
     {Kernel::csr_smart, "csr_smart", format_bit(Format::csr) | format_bit(Format::csr_shared), true,
      "seed 004's CSR-smart: W lanes per row, W the power of two >= the matrix's mean row length "
      "(up to 32)"},
-    {Kernel::csr_tiled, "csr_tiled", format_bit(Format::csr) | format_bit(Format::csr_shared), true,
+    // csr_tiled reads x in order from the tile's products; staging it cost 5-15 % at every group
+    // size measured (bench/results/2026-11-26-h100-batched-tiled-regs/): the rule leaves x global.
+    {Kernel::csr_tiled, "csr_tiled", format_bit(Format::csr) | format_bit(Format::csr_shared),
+     false,
      "tiles of whole rows (up to 4 entries a thread), products loaded coalesced into shared "
      "memory, then W lanes per row; longer rows by the whole group"},
     {Kernel::coo, "coo", format_bit(Format::coo), false,
