@@ -154,6 +154,9 @@ Operator<V, I, O>::Operator(OperatorOptions options) : impl_(std::make_unique<Im
   if (!KernelRegistry::find(options.kernel))
     fail(status::invalid_argument,
          "unknown kernel '" + options.kernel + "' (known: " + KernelRegistry::names() + ")");
+  if (options.auto_vendor_kernel != "cusparse" && options.auto_vendor_kernel != "cusparse-alg2")
+    fail(status::invalid_argument, "auto_vendor_kernel must be cusparse or cusparse-alg2, not '" +
+                                       options.auto_vendor_kernel + "'");
   options.kernel_options.deterministic = options.deterministic;
   impl_->options = std::move(options);
 }
@@ -303,9 +306,24 @@ KernelChoice Operator<V, I, O>::choose(const CsrView<V, I, O>& A, void* stream) 
     c.n.reason = "taken over from a matrix with the same pattern (" + c.n.reason + ")";
     c.t.reason = c.n.reason;
     c.features_ms = 0;
-    return c;
+    return with_vendor_kernel(std::move(c));
   }
-  return select_kernels(impl_->options.kernel, A, stream);
+  return with_vendor_kernel(select_kernels(impl_->options.kernel, A, stream));
+}
+
+template <class V, class I, class O>
+KernelChoice Operator<V, I, O>::with_vendor_kernel(KernelChoice c) const {
+  const OperatorOptions& opt = impl_->options;
+  if (opt.kernel != "auto" || opt.auto_vendor_kernel == "cusparse") return c;
+  for (KernelSelection* s : {&c.n, &c.t}) {
+    if (s->name == "cusparse") {
+      s->name = opt.auto_vendor_kernel;
+      s->reason += " (cuSPARSE as " + opt.auto_vendor_kernel + ": auto_vendor_kernel)";
+    }
+    for (std::string& alt : s->alternatives)
+      if (alt == "cusparse") alt = opt.auto_vendor_kernel;
+  }
+  return c;
 }
 
 template <class V, class I, class O>
@@ -417,7 +435,7 @@ typename Operator<V, I, O>::Prepared Operator<V, I, O>::prepare(const CsrView<V,
       // worth more than the race's noise (bench/selector/train.py models the same rule).
       constexpr double kVendorMargin = 1.03;
       for (std::size_t i = 0; i < names.size(); ++i)
-        if (names[i] == "cusparse" && ms[best] * kVendorMargin >= ms[i]) best = i;
+        if (names[i] == opt.auto_vendor_kernel && ms[best] * kVendorMargin >= ms[i]) best = i;
       std::ostringstream report;
       report.precision(3);
       report << "; op " << op_name(op) << " timed at setup (us per apply):";

@@ -512,6 +512,11 @@ void SpmspvOperator<V, I, O>::setup_device(const CsrView<V, I, O>& A,
   // A fresh state; the old one (if any) stays in place until this one is complete.
   OperatorOptions dense_options = options_.dense;
   if (options_.validate) dense_options.validate = false;  // checked just above
+  // cuSPARSE's CSR ALG1 as densify's SpMV gave, once in 100 to 300 calls, a wrong last row of
+  // y on a 131 072 x 1 048 576 random matrix (H100, CUDA 13.0, tests/gpu/spmspv_gpu_test
+  // SpmspvOperatorGpuWide; bench/results/2026-11-26-h100-densify-cusparse/), where every Hola
+  // kernel and ALG2 were right every time: auto's vendor pick runs as ALG2 here.
+  dense_options.auto_vendor_kernel = "cusparse-alg2";
   auto fresh = std::make_unique<Device>(dense_options);
   Device& n = *fresh;
   CsrView<V, I, O> At{};
@@ -527,16 +532,6 @@ void SpmspvOperator<V, I, O>::setup_device(const CsrView<V, I, O>& A,
   }
   n.engine.setup(A, has_at ? &At : nullptr, stream);
   n.dense.setup(A, structure_version, stream);
-  if (n.dense.kernel_name(Op::N) == "cusparse" && dense_options.kernel == "auto") {
-    // cuSPARSE's CSR ALG1 as densify's SpMV gave, once in 100 to 300 calls, a wrong last row of
-    // y on a 131 072 x 1 048 576 random matrix (H100, CUDA 13.0, tests/gpu/spmspv_gpu_test
-    // SpmspvOperatorGpuWide; bench/results/2026-11-26-h100-densify-cusparse/), where every Hola
-    // kernel and ALG2 were right every time: auto's vendor pick runs as ALG2 here.
-    OperatorOptions alg2 = dense_options;
-    alg2.kernel = "cusparse-alg2";
-    n.dense = Operator<V, I, O>(alg2);
-    n.dense.setup(A, structure_version, stream);
-  }
   Operator<V, I, O>* dense = &n.dense;
   const std::int64_t rows = A.rows, cols = A.cols;
   n.engine.set_dense_spmv([dense, rows, cols](Op op, const V* x, V* y, void* s) {

@@ -955,6 +955,57 @@ TEST(SpmspvOperatorGpuWide, DensifyAutoStreamKinds) {
   }
 }
 
+// OperatorOptions::auto_vendor_kernel, which densify above sets to ALG2: auto's cuSPARSE pick
+// and the race's cuSPARSE entrant run under that name, anything else is unchanged, and the
+// product equals a Hola kernel's. On the wide matrix, where auto's trees pick cuSPARSE.
+TEST(SpmspvOperatorGpuWide, AutoVendorKernelRenamesTheCusparsePick) {
+  WideDensify w;
+  using V = WideDensify::V;
+  using I = WideDensify::I;
+  using O = WideDensify::O;
+  const CsrView<V, I, O>& A = w.dm.A;
+  std::vector<V> xh(static_cast<std::size_t>(A.cols));
+  for (std::size_t i = 0; i < xh.size(); ++i) xh[i] = V(1) + V(i % 7) / V(8);
+  DeviceMemory::Array<V> x(xh), y(static_cast<std::size_t>(A.rows));
+  auto product = [&](const OperatorOptions& o, std::string& name, std::string& why) {
+    Operator<V, I, O> op(o);
+    op.setup(A);
+    op.apply(Op::N, V(1), ConstVec<V>{x.get(), A.cols}, V(0), ConstVec<V>{},
+             Vec<V>{y.get(), A.rows});
+    DeviceMemory::sync();
+    name = op.kernel_name(Op::N);
+    why = op.selection_reason();
+    return y.download();
+  };
+  OperatorOptions plain, alg2, raced, scalar;
+  alg2.auto_vendor_kernel = raced.auto_vendor_kernel = "cusparse-alg2";
+  raced.auto_trial = true;
+  scalar.kernel = "scalar";
+  std::string n_plain, n_alg2, n_raced, n_scalar, why;
+  product(plain, n_plain, why);
+  const std::vector<V> got = product(alg2, n_alg2, why);
+  std::printf("auto picks %s; with auto_vendor_kernel = cusparse-alg2: %s (%s)\n", n_plain.c_str(),
+              n_alg2.c_str(), why.c_str());
+  EXPECT_EQ(n_alg2, n_plain == "cusparse" ? std::string("cusparse-alg2") : n_plain);
+  product(raced, n_raced, why);
+  EXPECT_NE(n_raced, "cusparse") << why;
+  // The race's entrants: ALG2 in place of ALG1.
+  const std::string timed = "op N timed at setup (us per apply):";
+  const std::size_t at = why.find(timed);
+  ASSERT_NE(at, std::string::npos) << why;
+  const std::string entrants =
+      why.substr(at + timed.size(), why.find(" -> ", at) - at - timed.size());
+  EXPECT_NE(entrants.find(" cusparse-alg2 "), std::string::npos) << why;
+  EXPECT_EQ(entrants.find(" cusparse "), std::string::npos) << why;
+  const std::vector<V> want = product(scalar, n_scalar, why);
+  for (std::size_t i = 0; i < want.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], 1e-12 * (std::fabs(want[i]) + 1)) << "row " << i;
+  OperatorOptions bad;
+  bad.auto_vendor_kernel = "scalar";
+  using WideOperator = Operator<V, I, O>;
+  EXPECT_THROW(WideOperator{bad}, error);
+}
+
 // The device column view: the same arrays as the host one (entries of a column in row order).
 TYPED_TEST(SpmspvOperatorGpu, DeviceColumnViewMatchesHost) {
   HOLA_TYPES;

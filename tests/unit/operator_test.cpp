@@ -37,6 +37,23 @@ TEST_F(Fixture, AutoOnHostUsesCpuAndMatchesReference) {
   }
 }
 
+// auto_vendor_kernel names cuSPARSE's CSR algorithms only; on the host it changes nothing.
+TEST_F(Fixture, AutoVendorKernelOption) {
+  for (const char* bad : {"", "scalar", "cusparse-alg3", "auto"}) {
+    hola::OperatorOptions o;
+    o.auto_vendor_kernel = bad;
+    EXPECT_EQ(hola::test::status_of([&] { Op64 op(o); }), hola::status::invalid_argument) << bad;
+  }
+  hola::OperatorOptions o;
+  o.auto_vendor_kernel = "cusparse-alg2";
+  Op64 op(o);
+  op.setup(A.view());
+  EXPECT_EQ(op.kernel_name(hola::Op::N), "cpu");
+  std::vector<double> out = y;
+  op.apply(hola::Op::N, 1.0, {x.data(), 500}, 0.0, {out.data(), 500});
+  EXPECT_TRUE(hola::test::matches_reference(hola::Op::N, 1.0, A.view(), x, 0.0, y, out));
+}
+
 TEST_F(Fixture, MultiplyAddIsPetscMatMultAdd) {
   Op64 op;
   op.setup(A.view());

@@ -51,6 +51,10 @@ struct OperatorOptions {
   // about as much as cuSPARSE's), and its choice can differ between runs. false: the tree's
   // pick as it is (the same kernel on every run). Never in deterministic mode.
   bool auto_trial = false;
+  // The registry name "auto" runs when it picks cuSPARSE's CSR product: "cusparse" (ALG1, the
+  // algorithm the trees were trained against) or "cusparse-alg2". SpmspvOperator's densify asks
+  // for ALG2 (ALG1 gave a rare wrong row there; docs/spmspv.md), so that it is set up once.
+  std::string auto_vendor_kernel = "cusparse";
   // Rows without entries are left out of the kernels' work when at least half of the rows and
   // at least `compress_min_empty_rows` of them are empty (the off-diagonal block of a
   // distributed matrix): the kernel, chosen for the nonempty rows' own shape, runs on them alone
@@ -153,6 +157,8 @@ class Operator {
   struct Prepared;  // the kernels for N and T, why, and why T is unavailable (if it is)
   void analyze(const CsrView<V, I, O>& A, void* stream) const;
   KernelChoice choose(const CsrView<V, I, O>& A, void* stream) const;
+  // auto's cuSPARSE pick and race entrant renamed to OperatorOptions::auto_vendor_kernel.
+  KernelChoice with_vendor_kernel(KernelChoice c) const;
   Prepared prepare(const CsrView<V, I, O>& A, const KernelChoice& choice, void* stream) const;
   std::unique_ptr<Impl> impl_;
 };
