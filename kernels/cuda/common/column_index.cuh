@@ -16,21 +16,6 @@
 
 namespace hola::cuda {
 
-// The row holding CSR slot p: the last r with row_ptr[r] <= p (binary search over rows + 1).
-template <class O>
-__device__ __forceinline__ std::int64_t row_of_slot(const O* row_ptr, std::int64_t rows,
-                                                    std::int64_t p) {
-  std::int64_t lo = 0, hi = rows;  // row_ptr[lo] <= p < row_ptr[hi]
-  while (hi - lo > 1) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (static_cast<std::int64_t>(row_ptr[mid]) <= p)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 namespace column_index_detail {
 
 constexpr int kBlock = 256;

@@ -115,4 +115,21 @@ inline unsigned div_up(std::size_t a, std::size_t b) {
   return static_cast<unsigned>((a + b - 1) / b);
 }
 
+// The row holding CSR slot p: the last r in [lo, rows) with row_ptr[r] <= p, by binary search
+// (empty rows share their offset with the next row, so the last one is the row that holds p).
+// Needs row_ptr[lo] <= p < row_ptr[rows].
+template <class O>
+__device__ __forceinline__ std::int64_t row_of_slot(const O* row_ptr, std::int64_t rows,
+                                                    std::int64_t p, std::int64_t lo = 0) {
+  std::int64_t hi = rows;
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (static_cast<std::int64_t>(row_ptr[mid]) <= p)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 }  // namespace hola::cuda

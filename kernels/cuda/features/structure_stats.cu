@@ -66,22 +66,6 @@ __device__ void add_locality(const I* __restrict__ col_idx, std::int64_t j, std:
   }
 }
 
-// The row holding nonzero j among rows [lo, rows): the last r with row_ptr[r] <= j (empty rows
-// share their offset with the next row, so the last one is the row that holds j).
-template <class O>
-__device__ std::int64_t row_of(const O* __restrict__ row_ptr, std::int64_t lo, std::int64_t rows,
-                               std::int64_t j) {
-  std::int64_t hi = rows;  // row_ptr[lo] <= j < row_ptr[hi]
-  while (hi - lo > 1) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (static_cast<std::int64_t>(row_ptr[mid]) <= j)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 constexpr int kLocalityThreads = 256;
 constexpr int kNonzerosPerThread = 16;
 
@@ -100,14 +84,16 @@ __global__ void __launch_bounds__(kLocalityThreads)
        chunk < chunks; chunk += stride) {
     std::int64_t j = chunk * kNonzerosPerThread;
     const std::int64_t last = j + kNonzerosPerThread < nnz ? j + kNonzerosPerThread : nnz;
-    std::int64_t r = row_of(row_ptr, 0, rows, j);
+    std::int64_t r = cuda::row_of_slot(row_ptr, rows, j);
     std::int64_t begin = static_cast<std::int64_t>(row_ptr[r]);
     std::int64_t end = static_cast<std::int64_t>(row_ptr[r + 1]);
     std::int64_t above = r > 0 ? static_cast<std::int64_t>(row_ptr[r - 1]) : 0;
     for (; j < last; ++j) {
       if (j >= end) {
         // j == end: row r + 1 holds it unless empty rows follow.
-        r = static_cast<std::int64_t>(row_ptr[r + 2]) > j ? r + 1 : row_of(row_ptr, r + 1, rows, j);
+        r = static_cast<std::int64_t>(row_ptr[r + 2]) > j
+                ? r + 1
+                : cuda::row_of_slot(row_ptr, rows, j, r + 1);
         above = static_cast<std::int64_t>(row_ptr[r - 1]);
         begin = static_cast<std::int64_t>(row_ptr[r]);
         end = static_cast<std::int64_t>(row_ptr[r + 1]);
