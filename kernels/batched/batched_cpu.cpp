@@ -295,7 +295,8 @@ bool kernel_supports(Kernel k, Format f) {
 }
 
 std::size_t kernel_work_bytes(Kernel k, int block_threads, std::size_t value_bytes) {
-  return k == Kernel::csr_tiled ? tiled_work_bytes(block_threads, value_bytes) : 0;
+  return k == Kernel::csr_tiled || k == Kernel::csr_i ? tiled_work_bytes(block_threads, value_bytes)
+                                                      : 0;
 }
 
 namespace {
@@ -396,7 +397,8 @@ Plan choose_plan(const Features& f, Format format, std::size_t value_bytes, Kern
   if (p.kernel == Kernel::csr_vector) {
     // One warp per row: as many warps as rows of the largest matrix, 1..8 warps.
     p.group_threads = 32 * pow2_at_least(static_cast<double>(f.max_rows), 1, p.block_threads / 32);
-  } else if (p.kernel == Kernel::csr_tiled) {
+  } else if (p.kernel == Kernel::csr_tiled || p.kernel == Kernel::csr_i) {
+    // csr_i: the same count of threads a matrix, as warps that each walk a share.
     const double tile_entries_per_thread = kTiledEntriesPerThread * kTiledTilesPerMatrix;
     p.group_threads =
         pow2_at_least(f.mean_matrix_nnz() / tile_entries_per_thread, 32, p.block_threads);

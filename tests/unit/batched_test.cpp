@@ -194,21 +194,31 @@ TYPED_TEST(BatchedTest, LongRows) {
   for (Format f : kFormats) check_batch<V, I>(ms, f, 4);
 }
 
-// csr_tiled's host emulation (hola/batched_tiled.hpp: the device kernel's tiles, lanes and order
-// of every sum, thread by thread) against the exact products, for every group size, with the
-// tile boundaries it took: every row written once, no tile over 4 * G entries or G rows, and the
-// whole group on exactly the rows longer than a tile.
+// csr_tiled's and csr_i's host emulations (hola/batched_tiled.hpp: the device kernels' tiles,
+// lanes and order of every sum, thread by thread) against the exact products, for every group
+// size, with the tile boundaries they took: every row written once, no tile over 4 * G' entries or
+// G' rows (G' = G for csr_tiled, one warp for csr_i), the tiling group on exactly the rows longer
+// than a tile, and the same bits when repeated.
+enum class Walk { tiled, csr_i };
+
 template <class V, class I>
-void check_tiled_emulation(const std::vector<SmallMatrix<V>>& ms, Format format,
-                           std::uint64_t seed) {
+void check_tiled_emulation(const std::vector<SmallMatrix<V>>& ms, Format format, std::uint64_t seed,
+                           Walk walk = Walk::tiled) {
   const BatchData<V, I> data = make_batch<V, I>(ms, format);
   const BatchView<V, I> view = data.view();
   const Features f = validate(view);
   const std::vector<V> x = random_vector<V>(f.total_cols, seed);
   const std::vector<V> y_start = random_vector<V>(f.total_rows, seed + 1);
   const std::int64_t max_row = longest_row(ms);
+  auto run = [&](int G, V alpha, V beta, V* y, TiledStats* st) {
+    if (walk == Walk::tiled)
+      tiled_emulate(view, G, alpha, x.data(), beta, y, st);
+    else
+      split_emulate(view, G, alpha, x.data(), beta, y, st);
+  };
   for (int G : {32, 64, 128, 256, 1024}) {
-    const int T = tiled_tile_entries(G);
+    const int tiling = walk == Walk::tiled ? G : 32;
+    const int T = tiled_tile_entries(tiling);
     std::int64_t long_rows = 0;
     for (const auto& m : ms) {
       std::vector<std::int64_t> len(static_cast<std::size_t>(m.rows), 0);
@@ -221,21 +231,21 @@ void check_tiled_emulation(const std::vector<SmallMatrix<V>>& ms, Format format,
       if (beta == V(0)) std::fill(y0.begin(), y0.end(), std::numeric_limits<V>::quiet_NaN());
       std::vector<long double> exact, bound;
       triplet_product(ms, alpha, x, beta, y0, exact, bound);
-      const std::string what = std::string(format_name(format)) + " G " + std::to_string(G) +
-                               " alpha " + std::to_string(s.alpha) + " beta " +
-                               std::to_string(s.beta);
+      const std::string what = std::string(walk == Walk::tiled ? "csr_tiled " : "csr_i ") +
+                               format_name(format) + " G " + std::to_string(G) + " alpha " +
+                               std::to_string(s.alpha) + " beta " + std::to_string(s.beta);
       std::vector<V> y = y0;
       TiledStats st;
-      tiled_emulate(view, G, alpha, x.data(), beta, y.data(), &st);
+      run(G, alpha, beta, y.data(), &st);
       expect_close(y, exact, bound, max_row, what.c_str());
       EXPECT_EQ(st.rows_written, f.total_rows) << what;
       EXPECT_LE(st.max_tile_entries, T) << what;
-      EXPECT_LE(st.max_tile_rows, G) << what;
+      EXPECT_LE(st.max_tile_rows, tiling) << what;
       EXPECT_EQ(st.long_rows, long_rows) << what;
       // Repeated: the same result bit for bit (beta != 0 applies again on the result).
       if (beta == V(0)) {
         std::vector<V> again = y0;
-        tiled_emulate(view, G, alpha, x.data(), beta, again.data());
+        run(G, alpha, beta, again.data(), nullptr);
         // memcmp's pointers must not be null even for 0 bytes (an empty batch has no y).
         if (!y.empty())
           EXPECT_EQ(0, std::memcmp(again.data(), y.data(), y.size() * sizeof(V))) << what;
@@ -258,6 +268,39 @@ TYPED_TEST(BatchedTest, TiledEmulationRandomAndShared) {
   // A shared pattern with rows longer than any tile, and one without entries.
   check_tiled_emulation<V, I>(random_shared<V>(6, 40, 4500, 45), Format::csr_shared, 45);
   check_tiled_emulation<V, I>(random_shared<V>(6, 300, 0, 46), Format::csr_shared, 46);
+}
+
+// csr_i: the same matrices; a warp's share boundaries fall inside long rows, on empty rows and
+// past the last entry (more warps than entries), and every row must still be written once.
+TYPED_TEST(BatchedTest, CsrIEmulationTileEdges) {
+  HOLA_BATCH_TYPES;
+  check_tiled_emulation<V, I>(tile_edge_matrices<V>(51), Format::csr, 51, Walk::csr_i);
+  check_tiled_emulation<V, I>({}, Format::csr, 52, Walk::csr_i);
+}
+
+TYPED_TEST(BatchedTest, CsrIEmulationRandomAndShared) {
+  HOLA_BATCH_TYPES;
+  check_tiled_emulation<V, I>(random_matrices<V>(150, 1, 300, 53), Format::csr, 53, Walk::csr_i);
+  for (std::int64_t n : {1, 33, 300})
+    check_tiled_emulation<V, I>(random_shared<V>(12, n, n, 54 + n), Format::csr_shared, 54,
+                                Walk::csr_i);
+  check_tiled_emulation<V, I>(random_shared<V>(6, 40, 4500, 55), Format::csr_shared, 55,
+                              Walk::csr_i);
+  check_tiled_emulation<V, I>(random_shared<V>(6, 300, 0, 56), Format::csr_shared, 56, Walk::csr_i);
+}
+
+// csr_i's share: the smallest S with warps * S >= entries (every entry in some warp's share).
+TEST(BatchedSplit, SharesCoverEveryEntryOnce) {
+  EXPECT_EQ(split_share<std::int64_t>(0, 8), 0);
+  EXPECT_EQ(split_share<std::int64_t>(1, 8), 1);
+  EXPECT_EQ(split_share<std::int64_t>(16, 8), 2);
+  EXPECT_EQ(split_share<std::int64_t>(17, 8), 3);
+  EXPECT_EQ(split_share<int>(1000, 32), 32);
+  for (std::int64_t n : {1, 7, 8, 9, 100, 1023}) {
+    const std::int64_t s = split_share<std::int64_t>(n, 8);
+    EXPECT_GE(8 * s, n);
+    EXPECT_LT(8 * (s - 1), n);
+  }
 }
 
 // Skip flags: the flagged matrices' rows of y stay as they were, bit for bit; the others get the
@@ -787,6 +830,7 @@ TEST(BatchedPlan, SharedMemoryAndPlanChecks) {
   const std::size_t work = tiled_work_bytes(256, 8);
   EXPECT_EQ(work, 256u * (4 * 8 + 4) + 8u * (8 + 8));
   EXPECT_EQ(kernel_work_bytes(Kernel::csr_tiled, 256, 8), work);
+  EXPECT_EQ(kernel_work_bytes(Kernel::csr_i, 256, 8), work);  // the same slices, a warp each
   EXPECT_EQ(kernel_work_bytes(Kernel::csr_scalar, 256, 8), 0u);
   p.stage_cols = 101;  // 4 * 101 * 4 = 1616 bytes, a multiple of 16
   EXPECT_EQ(plan_shared_bytes(p, 4), 1616u + tiled_work_bytes(256, 4));
@@ -839,6 +883,8 @@ TEST(BatchedPlan, SharedMemoryAndPlanChecks) {
   p.block_threads = 1024;
   p.group_threads = 64;  // 16 groups of two warps: more than the 15 named barriers
   EXPECT_EQ(code(p, Format::csr, 4), status::invalid_argument);
+  p.kernel = Kernel::csr_i;  // its tiles are a warp's: no named barrier, no such limit
+  EXPECT_EQ(code(p, Format::csr, 4), status::success);
   p.kernel = Kernel::csr_scalar;  // no group barriers: fine
   EXPECT_EQ(code(p, Format::csr, 4), status::success);
   p.kernel = Kernel::auto_select;

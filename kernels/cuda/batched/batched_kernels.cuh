@@ -179,84 +179,78 @@ __device__ inline int warp_max(int v) {
 #endif
 }
 
-// CSR / shared-pattern CSR in tiles of whole rows (hola/batched_tiled.hpp describes the steps;
-// tiled_emulate there is the same algorithm on the host). Balanced over entries and coalesced
-// where the row-per-thread kernels are neither: a tile's entries are read by consecutive threads,
-// and its rows are summed by W lanes each from shared memory. L is the type of indices local to a
-// matrix (int when tiled_local32 holds: 32-bit arithmetic in the loops). The group's control flow
-// (r0, start, rows, len) is uniform, so every thread of the group reaches every barrier.
-//
-// At most 64 registers a thread (a block of 1024 threads still fits an SM) through __maxnreg__,
-// not __launch_bounds__(1024): the same limit, but measured on an H100 the code ptxas makes this
-// way was 1.1-1.2x faster on every batch tried, and 48, 40 or 32 registers (spills) or 80+
-// (fewer blocks an SM) were slower (bench/results/2026-11-26-h100-batched-tiled-regs/).
-template <bool Stage, class L, class V, class I>
-__global__ __maxnreg__(64) void csr_tiled_kernel(CsrAccess<V, I> a, Scalars<V> s) {
-  extern __shared__ __align__(16) unsigned char batched_smem[];
-  constexpr int K = kTiledEntriesPerThread;
-  const GroupPos p = group_pos(s.group_threads);
-  const bool active = group_active(p, s);
-  const int G = s.group_threads, T = tiled_tile_entries(G), t = p.lane;
-  // The matrix's row pointer and the first tile's row ends before x is staged, so that their
-  // latency overlaps the copy of x.
-  L m = 0, end = 0;       // end: the end of row r0 + t (entries from the matrix's first)
-  const I* rp = nullptr;  // rp[0 .. m]
-  I base = 0;
-  if (active) {
-    m = static_cast<L>(a.rows(p.b));
-    rp = a.row_ptr + a.row_ptr_index(p.b, 0);
-    base = __ldg(rp);
-    if (t < m) end = static_cast<L>(__ldg(rp + t + 1) - base);
+// csr_tiled's and csr_i's shared memory after the staged x, as tiled_work_bytes and
+// plan_shared_bytes count it: the products (kTiledEntriesPerThread a thread), a partial sum a
+// warp, the row ends (one a thread), two counters a warp.
+template <class V>
+struct TiledSmem {
+  V* prod;      // block_threads * K
+  V* wsum;      // a warp
+  int* rowend;  // block_threads
+  int* wrows;   // a warp
+  int* wlen;    // a warp
+  __device__ TiledSmem(const Scalars<V>& s, bool staged) {
+    extern __shared__ __align__(16) unsigned char batched_smem[];
+    const int block = static_cast<int>(blockDim.x);
+    std::size_t offset = 0;
+    if (staged)
+      offset = (static_cast<std::size_t>(block / s.group_threads) *
+                    static_cast<std::size_t>(s.stage_cols) * sizeof(V) +
+                15) /
+               16 * 16;
+    prod = reinterpret_cast<V*>(batched_smem + offset);
+    wsum = prod + static_cast<std::size_t>(block) * kTiledEntriesPerThread;
+    rowend = reinterpret_cast<int*>(wsum + block / kWarp);
+    wrows = rowend + block;
+    wlen = wrows + block / kWarp;
   }
-  const V* xb = x_of<Stage>(a, s, p, active);
-  if (!active || m == 0) return;  // the whole group leaves
-  const int block = static_cast<int>(blockDim.x);
+};
+
+// One matrix's rows r0 .. r_end - 1 in tiles of whole rows (hola/batched_tiled.hpp describes the
+// steps; tiled_detail::walk_rows there is the same walk on the host), by a tiling group of G
+// threads: thread t of it, index `group` among the block's tiling groups (its barrier and its
+// slices of shared memory). rp: the matrix's row pointer, base = rp[0]; cols / vals from its
+// first entry; start: the first entry of row r0 and end: the end of row r0 + t (both from base).
+// Balanced over entries and coalesced where the row-per-thread kernels are neither: a tile's
+// entries are read by consecutive threads, and its rows are summed by W lanes each from shared
+// memory. L is the type of indices local to a matrix (int when tiled_local32 holds). The control
+// flow (r0, start, rows, len) is uniform in the tiling group, so every thread of it reaches every
+// barrier.
+template <class L, class V, class I>
+__device__ __forceinline__ void walk_tiles(const I* rp, I base, const I* cols, const V* vals,
+                                           const V* xb, V* yb, V alpha, V beta, L r0, L r_end,
+                                           L start, L end, int G, int group, int t,
+                                           const TiledSmem<V>& sm) {
+  constexpr int K = kTiledEntriesPerThread;
+  const int T = tiled_tile_entries(G);
   const int warp = static_cast<int>(threadIdx.x) / kWarp,
             lane = static_cast<int>(threadIdx.x) % kWarp;
-  const int first_warp = p.group * (G / kWarp), warps = G / kWarp;
+  const int first_warp = group * (G / kWarp), warps = G / kWarp;
+  V* const prod = sm.prod + group * T;        // the tiling group's tile products
+  int* const rowend = sm.rowend + group * G;  // the tile's row ends (from the tile start)
 
-  // Work space after the staged x, as tiled_work_bytes and plan_shared_bytes count it.
-  std::size_t offset = 0;
-  if constexpr (Stage)
-    offset =
-        (static_cast<std::size_t>(block / G) * static_cast<std::size_t>(s.stage_cols) * sizeof(V) +
-         15) /
-        16 * 16;
-  V* const prod_all = reinterpret_cast<V*>(batched_smem + offset);
-  V* const wsum = prod_all + static_cast<std::size_t>(block) * K;  // per warp of the block
-  int* const rowend_all = reinterpret_cast<int*>(wsum + block / kWarp);
-  int* const wrows = rowend_all + block;  // per warp of the block
-  int* const wlen = wrows + block / kWarp;
-  V* const prod = prod_all + p.group * T;        // the group's tile products
-  int* const rowend = rowend_all + p.group * G;  // the tile's row ends (from the tile start)
-
-  const I* const cols = a.col_idx + base;
-  const V* const vals = a.values + a.value_base(p.b) + base;
-  V* const yb = s.y + a.y_offset(p.b);
-
-  L r0 = 0, start = 0;  // the tile's first row and its first entry
-  while (r0 < m) {
+  while (r0 < r_end) {
     // The tile: rows whose end lies within T entries of its start (a prefix of the threads).
-    const bool fits = tiled_fits<L>(r0, t, m, end, start, T);
+    const bool fits = tiled_fits<L>(r0, t, r_end, end, start, T);
     int rows = __popc(__ballot_sync(kFullMask, fits));
     int len = warp_max(fits ? static_cast<int>(end - start) : 0);
     if (G > kWarp && lane == 0) {
-      wrows[warp] = rows;
-      wlen[warp] = len;
+      sm.wrows[warp] = rows;
+      sm.wlen[warp] = len;
     }
     // Also orders the last tile's reads of prod / rowend before this tile's writes.
-    group_sync(p.group, G);
+    group_sync(group, G);
     if (G > kWarp) {
       rows = 0;
       len = 0;
       for (int w = first_warp; w < first_warp + warps; ++w) {
-        rows += wrows[w];
-        len = max(len, wlen[w]);
+        rows += sm.wrows[w];
+        len = max(len, sm.wlen[w]);
       }
     }
     // The next tile's row ends, loaded now so that their latency hides behind this tile's.
     const L r1 = r0 + (rows > 0 ? rows : 1);
-    const L next = r1 + t < m ? static_cast<L>(__ldg(rp + r1 + t + 1) - base) : L(0);
+    const L next = r1 + t < r_end ? static_cast<L>(__ldg(rp + r1 + t + 1) - base) : L(0);
 
     if (rows == 0) {
       // Row r0 is longer than a tile: the whole group, strided, then a fixed-order reduction.
@@ -267,14 +261,14 @@ __global__ __maxnreg__(64) void csr_tiled_kernel(CsrAccess<V, I> a, Scalars<V> s
         sum += __ldcs(vals + q) * xb[static_cast<L>(__ldcs(cols + q))];
       for (int off = kWarp / 2; off > 0; off /= 2) sum += __shfl_down_sync(kFullMask, sum, off);
       if (G > kWarp) {
-        if (lane == 0) wsum[warp] = sum;
-        group_sync(p.group, G);
+        if (lane == 0) sm.wsum[warp] = sum;
+        group_sync(group, G);
         if (t == 0) {
-          sum = wsum[first_warp];
-          for (int w = first_warp + 1; w < first_warp + warps; ++w) sum += wsum[w];
+          sum = sm.wsum[first_warp];
+          for (int w = first_warp + 1; w < first_warp + warps; ++w) sum += sm.wsum[w];
         }
       }
-      if (t == 0) yb[r0] = combine<V>(s.alpha, sum, s.beta, yb + r0);
+      if (t == 0) yb[r0] = combine<V>(alpha, sum, beta, yb + r0);
       start = row_end;
     } else {
       if (t < rows) rowend[t] = static_cast<int>(end - start);
@@ -296,7 +290,7 @@ __global__ __maxnreg__(64) void csr_tiled_kernel(CsrAccess<V, I> a, Scalars<V> s
         const int j = t + k * G;
         if (j < len) prod[j] = v[k] * xb[static_cast<L>(c[k])];
       }
-      group_sync(p.group, G);
+      group_sync(group, G);
       // W lanes a row (W * rows <= G), each over a stride of W products, then a W-lane tree.
       const int W = tiled_row_width(rows, G);
       const int row = t >> (__ffs(W) - 1), sub = t & (W - 1);  // W is a power of two
@@ -306,12 +300,102 @@ __global__ __maxnreg__(64) void csr_tiled_kernel(CsrAccess<V, I> a, Scalars<V> s
         for (int q = (row > 0 ? rowend[row - 1] : 0) + sub; q < e1; q += W) sum += prod[q];
       }
       for (int off = W / 2; off > 0; off /= 2) sum += __shfl_down_sync(kFullMask, sum, off, W);
-      if (row < rows && sub == 0) yb[r0 + row] = combine<V>(s.alpha, sum, s.beta, yb + r0 + row);
+      if (row < rows && sub == 0) yb[r0 + row] = combine<V>(alpha, sum, beta, yb + r0 + row);
       start += len;
     }
     r0 = r1;
     end = next;
   }
+}
+
+// CSR / shared-pattern CSR in tiles of whole rows, the group of G threads as one tiling group
+// over all of its matrix's rows (walk_tiles).
+//
+// At most 64 registers a thread (a block of 1024 threads still fits an SM) through __maxnreg__,
+// not __launch_bounds__(1024): the same limit, but measured on an H100 the code ptxas makes this
+// way was 1.1-1.2x faster on every batch tried, and 48, 40 or 32 registers (spills) or 80+
+// (fewer blocks an SM) were slower (bench/results/2026-11-26-h100-batched-tiled-regs/).
+template <bool Stage, class L, class V, class I>
+__global__ __maxnreg__(64) void csr_tiled_kernel(CsrAccess<V, I> a, Scalars<V> s) {
+  const GroupPos p = group_pos(s.group_threads);
+  const bool active = group_active(p, s);
+  const int t = p.lane;
+  // The matrix's row pointer and the first tile's row ends before x is staged, so that their
+  // latency overlaps the copy of x.
+  L m = 0, end = 0;       // end: the end of row t (entries from the matrix's first)
+  const I* rp = nullptr;  // rp[0 .. m]
+  I base = 0;
+  if (active) {
+    m = static_cast<L>(a.rows(p.b));
+    rp = a.row_ptr + a.row_ptr_index(p.b, 0);
+    base = __ldg(rp);
+    if (t < m) end = static_cast<L>(__ldg(rp + t + 1) - base);
+  }
+  const V* xb = x_of<Stage>(a, s, p, active);
+  if (!active || m == 0) return;  // the whole group leaves
+  const TiledSmem<V> sm(s, Stage);
+  walk_tiles<L>(rp, base, a.col_idx + base, a.values + a.value_base(p.b) + base, xb,
+                s.y + a.y_offset(p.b), s.alpha, s.beta, L(0), m, L(0), end, s.group_threads,
+                p.group, t, sm);
+}
+
+// First row r of a matrix (rows 0 .. m - 1, row pointer rp, base = rp[0]) whose first entry
+// rp[r] - base is at least `target`, m when none: a 32-ary search by the whole warp (every lane
+// the same arguments and the same result), ceil(log32(m)) + 1 rounds of one load a lane.
+template <class L, class I>
+__device__ inline L warp_first_row_from(const I* rp, I base, L m, L target) {
+  const int lane = static_cast<int>(threadIdx.x) % kWarp;
+  L lo = 0, hi = m;  // the answer lies in [lo, hi]
+  while (hi - lo > kWarp) {
+    const L step = (hi - lo + kWarp - 1) / kWarp;
+    const L probe = lo + static_cast<L>(lane) * step;
+    const bool at_or_after = probe >= hi || static_cast<L>(__ldg(rp + probe) - base) >= target;
+    const unsigned ballot = __ballot_sync(kFullMask, at_or_after);
+    if (ballot == 0) {
+      lo += (kWarp - 1) * step + 1;
+    } else {
+      const int f = __ffs(ballot) - 1;  // the first probe at or after the target
+      if (f == 0) return lo;
+      hi = min(hi, lo + static_cast<L>(f) * step);
+      lo += static_cast<L>(f - 1) * step + 1;
+    }
+  }
+  const L probe = lo + lane;
+  const bool at_or_after = probe >= hi || static_cast<L>(__ldg(rp + probe) - base) >= target;
+  const unsigned ballot = __ballot_sync(kFullMask, at_or_after);
+  return ballot == 0 ? hi : lo + (__ffs(ballot) - 1);
+}
+
+// CSR / shared-pattern CSR, seed 004's CSR-I (hola/batched_tiled.hpp, split_emulate): each warp
+// of the group takes the rows that start in its equal share of the matrix's entries and walks
+// them alone in tiles of one warp (walk_tiles with G = 32: warp barriers only, no wait for the
+// group's other warps). Same register limit as csr_tiled.
+template <bool Stage, class L, class V, class I>
+__global__ __maxnreg__(64) void csr_i_kernel(CsrAccess<V, I> a, Scalars<V> s) {
+  const GroupPos p = group_pos(s.group_threads);
+  const bool active = group_active(p, s);
+  const int lane = static_cast<int>(threadIdx.x) % kWarp;
+  // The warp's rows and its first tile's row ends before x is staged (latency overlap).
+  L r_begin = 0, r_end = 0, start = 0, end = 0;
+  const I* rp = nullptr;
+  I base = 0;
+  if (active) {
+    const L m = static_cast<L>(a.rows(p.b));
+    rp = a.row_ptr + a.row_ptr_index(p.b, 0);
+    base = __ldg(rp);
+    const int warps = s.group_threads / kWarp, w = p.lane / kWarp;
+    const L share = split_share<L>(static_cast<L>(__ldg(rp + m) - base), warps);
+    r_begin = w == 0 ? L(0) : warp_first_row_from<L>(rp, base, m, static_cast<L>(w) * share);
+    r_end = w == warps - 1 ? m : warp_first_row_from<L>(rp, base, m, static_cast<L>(w + 1) * share);
+    if (r_begin < r_end) start = static_cast<L>(__ldg(rp + r_begin) - base);
+    if (r_begin + lane < r_end) end = static_cast<L>(__ldg(rp + r_begin + lane + 1) - base);
+  }
+  const V* xb = x_of<Stage>(a, s, p, active);
+  if (!active || r_begin >= r_end) return;  // whole warps leave
+  const TiledSmem<V> sm(s, Stage);
+  walk_tiles<L>(rp, base, a.col_idx + base, a.values + a.value_base(p.b) + base, xb,
+                s.y + a.y_offset(p.b), s.alpha, s.beta, r_begin, r_end, start, end, kWarp,
+                static_cast<int>(threadIdx.x) / kWarp, lane, sm);
 }
 
 // COO (rows sorted inside each matrix), one thread per row: the row's first entry by binary
@@ -392,7 +476,8 @@ void apply(const BatchView<V, I>& batch, const Plan& plan, V alpha, const V* x, 
 
   Scalars<V> s{alpha, beta, x, y, batch.count, plan.group_threads, plan.stage_cols, skip};
   if (plan.kernel == Kernel::csr_scalar || plan.kernel == Kernel::csr_vector ||
-      plan.kernel == Kernel::csr_smart || plan.kernel == Kernel::csr_tiled) {
+      plan.kernel == Kernel::csr_smart || plan.kernel == Kernel::csr_tiled ||
+      plan.kernel == Kernel::csr_i) {
     const CsrAccess<V, I> a(batch);
     using Fn = KernelFn<CsrAccess<V, I>, V>;
     Fn fn;
@@ -402,6 +487,12 @@ void apply(const BatchView<V, I>& batch, const Plan& plan, V alpha, const V* x, 
       else
         fn = plan.stage_x ? csr_tiled_kernel<true, std::int64_t, V, I>
                           : csr_tiled_kernel<false, std::int64_t, V, I>;
+    } else if (plan.kernel == Kernel::csr_i) {
+      if (tiled_local32(batch))
+        fn = plan.stage_x ? csr_i_kernel<true, int, V, I> : csr_i_kernel<false, int, V, I>;
+      else
+        fn = plan.stage_x ? csr_i_kernel<true, std::int64_t, V, I>
+                          : csr_i_kernel<false, std::int64_t, V, I>;
     } else if (plan.kernel == Kernel::csr_scalar)
       fn = plan.stage_x ? csr_scalar_kernel<true, V, I> : csr_scalar_kernel<false, V, I>;
     else if (plan.kernel == Kernel::csr_vector)

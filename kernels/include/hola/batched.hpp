@@ -157,6 +157,7 @@ enum class Kernel {
   ell = 4,
   csr_smart = 5,
   csr_tiled = 6,
+  csr_i = 7,
 };
 
 HOLA_BATCHED_HD constexpr unsigned format_bit(Format f) { return 1u << static_cast<int>(f); }
@@ -185,6 +186,10 @@ inline constexpr KernelDesc kKernels[] = {
      false,
      "tiles of whole rows (up to 4 entries a thread), products loaded coalesced into shared "
      "memory, then W lanes per row; longer rows by the whole group"},
+    // csr_i: x staged or not as csr_tiled (its tiles read x the same way).
+    {Kernel::csr_i, "csr_i", format_bit(Format::csr) | format_bit(Format::csr_shared), false,
+     "seed 004's CSR-I: each warp takes the rows that start in its equal share of the matrix's "
+     "entries and walks them in csr_tiled's tiles of one warp"},
     {Kernel::coo, "coo", format_bit(Format::coo), false,
      "one thread per row, row start by binary search (rows sorted)"},
     {Kernel::ell, "ell", format_bit(Format::ell), false,
@@ -224,8 +229,8 @@ inline constexpr int kTiledEntriesPerThread = 4;
 // block holds at most this many such groups.
 inline constexpr int kTiledMaxGroupsPerBlock = 15;
 
-// Shared memory of csr_tiled's work space for a block (bytes), in this order, 16-byte aligned
-// after the staged x (kernels/cuda/batched/batched_kernels.cuh): the tiles' products (4 a
+// Shared memory of csr_tiled's (and csr_i's) work space for a block (bytes), in this order, 16-byte
+// aligned after the staged x (kernels/cuda/batched/batched_kernels.cuh): the tiles' products (4 a
 // thread), a partial sum a warp, the tiles' row ends (one a thread), two counters a warp.
 HOLA_BATCHED_HD constexpr std::size_t tiled_work_bytes(int block_threads, std::size_t value_bytes) {
   const auto bt = static_cast<std::size_t>(block_threads);

@@ -1,5 +1,5 @@
-// csr_tiled (docs/batched.md): the per-tile decisions shared by the CUDA kernel
-// (kernels/cuda/batched/batched_kernels.cuh) and a host emulation of that kernel, thread by
+// csr_tiled and csr_i (docs/batched.md): the per-tile decisions shared by the CUDA kernels
+// (kernels/cuda/batched/batched_kernels.cuh) and host emulations of those kernels, thread by
 // thread, which the unit tests run on the CPU machine (no GPU there) to check the tile boundaries,
 // the long-row fallback, the lane mapping and the summation order.
 //
@@ -85,80 +85,149 @@ void shuffle_down_add(std::vector<V>& lanes, int width) {
 
 }  // namespace tiled_detail
 
+namespace tiled_detail {
+
+// The tile walk of a group of G threads over rows r_begin .. r_end - 1 of one matrix (rp: its
+// row pointer, base = rp[0]; cols / vals from its first entry; xb / yb its x and y): the device
+// kernel's steps thread by thread, same tiles, same lanes, same order of every sum.
+template <class V, class I>
+void walk_rows(const I* rp, const I* cols, const V* vals, const V* xb, V* yb, std::int64_t r_begin,
+               std::int64_t r_end, int G, V alpha, V beta, TiledStats& st) {
+  using L = std::int64_t;
+  const I base = rp[0];
+  const int T = tiled_tile_entries(G);
+  std::vector<L> end(static_cast<std::size_t>(G)), next(end);
+  std::vector<V> prod(static_cast<std::size_t>(T)), lanes(static_cast<std::size_t>(G));
+  std::vector<int> rowend(static_cast<std::size_t>(G));
+  for (int t = 0; t < G; ++t)
+    end[t] = r_begin + t < r_end ? static_cast<L>(rp[r_begin + t + 1] - base) : 0;
+  L r0 = r_begin, start = r_begin < r_end ? static_cast<L>(rp[r_begin] - base) : 0;
+  while (r0 < r_end) {
+    int rows = 0, len = 0;
+    for (int t = 0; t < G; ++t)
+      if (tiled_fits<L>(r0, t, r_end, end[t], start, T)) {
+        ++rows;
+        len = std::max(len, static_cast<int>(end[t] - start));
+      }
+    const L r1 = r0 + (rows > 0 ? rows : 1);
+    for (int t = 0; t < G; ++t)
+      next[t] = r1 + t < r_end ? static_cast<L>(rp[r1 + t + 1] - base) : 0;
+    if (rows == 0) {
+      const L row_end = static_cast<L>(rp[r0 + 1] - base);
+      for (int t = 0; t < G; ++t) {
+        V sum = V(0);
+        for (L q = start + t; q < row_end; q += G) sum += vals[q] * xb[cols[q]];
+        lanes[t] = sum;
+      }
+      shuffle_down_add(lanes, 32);
+      V total = lanes[0];
+      for (int w = 1; w < G / 32; ++w) total += lanes[static_cast<std::size_t>(w) * 32];
+      yb[r0] = combine<V>(alpha, total, beta, yb + r0);
+      ++st.long_rows;
+      ++st.rows_written;
+      start = row_end;
+    } else {
+      for (int t = 0; t < rows; ++t) rowend[t] = static_cast<int>(end[t] - start);
+      for (int j = 0; j < len; ++j) prod[j] = vals[start + j] * xb[cols[start + j]];
+      const int W = tiled_row_width(rows, G);
+      for (int t = 0; t < G; ++t) {
+        const int row = t / W, sub = t % W;
+        V sum = V(0);
+        if (row < rows)
+          for (int q = (row > 0 ? rowend[row - 1] : 0) + sub; q < rowend[row]; q += W)
+            sum += prod[q];
+        lanes[t] = sum;
+      }
+      shuffle_down_add(lanes, W);
+      for (int row = 0; row < rows; ++row) {
+        yb[r0 + row] =
+            combine<V>(alpha, lanes[static_cast<std::size_t>(row) * W], beta, yb + r0 + row);
+        ++st.rows_written;
+      }
+      ++st.tiles;
+      st.max_tile_rows = std::max<std::int64_t>(st.max_tile_rows, rows);
+      st.max_tile_entries = std::max<std::int64_t>(st.max_tile_entries, len);
+      start += len;
+    }
+    r0 = r1;
+    std::swap(end, next);
+  }
+}
+
+// Calls f(rp, cols, vals, xb, yb, rows) for every matrix of B with rows (CSR or csr_shared).
+template <class V, class I, class F>
+void for_each_csr_matrix(const BatchView<V, I>& B, const V* x, V* y, F&& f) {
+  const CsrAccess<V, I> a(B);
+  for (std::int64_t b = 0; b < B.count; ++b) {
+    const std::int64_t m = a.rows(b);
+    if (m == 0) continue;
+    const I* rp = a.row_ptr + a.row_ptr_index(b, 0);
+    const I base = rp[0];
+    f(rp, a.col_idx + base, a.values + a.value_base(b) + base, x + a.x_offset(b), y + a.y_offset(b),
+      m);
+  }
+}
+
+}  // namespace tiled_detail
+
 // Host emulation of csr_tiled with groups of G threads (a multiple of 32, 32..1024), CSR or
 // csr_shared: the device kernel's steps thread by thread, same tiles, same lanes, same order of
 // every sum (the device may fuse a multiply and an add where this does not).
 template <class V, class I>
 void tiled_emulate(const BatchView<V, I>& B, int G, V alpha, const V* x, V beta, V* y,
                    TiledStats* stats = nullptr) {
-  using L = std::int64_t;
-  const CsrAccess<V, I> a(B);
-  const int T = tiled_tile_entries(G);
   TiledStats st;
-  std::vector<L> end(static_cast<std::size_t>(G)), next(end);
-  std::vector<V> prod(static_cast<std::size_t>(T)), lanes(static_cast<std::size_t>(G));
-  std::vector<int> rowend(static_cast<std::size_t>(G));
-  for (std::int64_t b = 0; b < B.count; ++b) {
-    const L m = a.rows(b);
-    if (m == 0) continue;
-    const I* rp = a.row_ptr + a.row_ptr_index(b, 0);
-    const I base = rp[0];
-    const I* cols = a.col_idx + base;
-    const V* vals = a.values + a.value_base(b) + base;
-    const V* xb = x + a.x_offset(b);
-    V* yb = y + a.y_offset(b);
-    for (int t = 0; t < G; ++t) end[t] = t < m ? static_cast<L>(rp[t + 1] - base) : 0;
-    L r0 = 0, start = 0;
-    while (r0 < m) {
-      int rows = 0, len = 0;
-      for (int t = 0; t < G; ++t)
-        if (tiled_fits<L>(r0, t, m, end[t], start, T)) {
-          ++rows;
-          len = std::max(len, static_cast<int>(end[t] - start));
+  tiled_detail::for_each_csr_matrix(
+      B, x, y, [&](const I* rp, const I* cols, const V* vals, const V* xb, V* yb, std::int64_t m) {
+        tiled_detail::walk_rows(rp, cols, vals, xb, yb, 0, m, G, alpha, beta, st);
+      });
+  if (stats) *stats = st;
+}
+
+// ---- csr_i (seed 004's CSR-I, docs/batched.md) ----
+//
+// The G / 32 warps of a group split their matrix's entries into equal shares: share
+// S = ceil(nnz / warps), warp w owns the rows whose first entry lies in [w S, (w + 1) S) (the
+// last warp also the trailing empty rows), and walks them alone as a csr_tiled group of one warp
+// (tiles of at most 32 rows and 128 entries). A row belongs to one warp, so no row is split
+// between warps: no atomics, the same bits on every run; a warp's share exceeds S by at most the
+// part of its last row past the share's end. The seed stores each warp's first row at setup; here
+// each warp finds it per call (a 32-ary search by the warp over the row pointer, two steps for a
+// matrix of up to 1 024 rows), so no setup and no memory.
+
+// Entries of one warp's share of a matrix of `entries` entries split among `warps` warps.
+template <class L>
+HOLA_BATCHED_HD inline L split_share(L entries, int warps) {
+  return (entries + warps - 1) / warps;
+}
+
+// Host emulation of csr_i with groups of G threads (a multiple of 32, 32..1024), CSR or
+// csr_shared: the device kernel's shares, tiles, lanes and order of every sum.
+template <class V, class I>
+void split_emulate(const BatchView<V, I>& B, int G, V alpha, const V* x, V beta, V* y,
+                   TiledStats* stats = nullptr) {
+  TiledStats st;
+  const int warps = G / 32;
+  tiled_detail::for_each_csr_matrix(
+      B, x, y, [&](const I* rp, const I* cols, const V* vals, const V* xb, V* yb, std::int64_t m) {
+        const I base = rp[0];
+        const std::int64_t nnz = static_cast<std::int64_t>(rp[m] - base);
+        const std::int64_t share = split_share<std::int64_t>(nnz, warps);
+        // First row whose first entry is at or after `target` (m when none).
+        auto first_row = [&](std::int64_t target) {
+          return static_cast<std::int64_t>(std::lower_bound(rp, rp + m, target,
+                                                            [&](I start, std::int64_t t) {
+                                                              return static_cast<std::int64_t>(
+                                                                         start - base) < t;
+                                                            }) -
+                                           rp);
+        };
+        for (int w = 0; w < warps; ++w) {
+          const std::int64_t r_begin = w == 0 ? 0 : first_row(w * share);
+          const std::int64_t r_end = w == warps - 1 ? m : first_row((w + 1) * share);
+          tiled_detail::walk_rows(rp, cols, vals, xb, yb, r_begin, r_end, 32, alpha, beta, st);
         }
-      const L r1 = r0 + (rows > 0 ? rows : 1);
-      for (int t = 0; t < G; ++t) next[t] = r1 + t < m ? static_cast<L>(rp[r1 + t + 1] - base) : 0;
-      if (rows == 0) {
-        const L row_end = static_cast<L>(rp[r0 + 1] - base);
-        for (int t = 0; t < G; ++t) {
-          V sum = V(0);
-          for (L q = start + t; q < row_end; q += G) sum += vals[q] * xb[cols[q]];
-          lanes[t] = sum;
-        }
-        tiled_detail::shuffle_down_add(lanes, 32);
-        V total = lanes[0];
-        for (int w = 1; w < G / 32; ++w) total += lanes[static_cast<std::size_t>(w) * 32];
-        yb[r0] = combine<V>(alpha, total, beta, yb + r0);
-        ++st.long_rows;
-        ++st.rows_written;
-        start = row_end;
-      } else {
-        for (int t = 0; t < rows; ++t) rowend[t] = static_cast<int>(end[t] - start);
-        for (int j = 0; j < len; ++j) prod[j] = vals[start + j] * xb[cols[start + j]];
-        const int W = tiled_row_width(rows, G);
-        for (int t = 0; t < G; ++t) {
-          const int row = t / W, sub = t % W;
-          V sum = V(0);
-          if (row < rows)
-            for (int q = (row > 0 ? rowend[row - 1] : 0) + sub; q < rowend[row]; q += W)
-              sum += prod[q];
-          lanes[t] = sum;
-        }
-        tiled_detail::shuffle_down_add(lanes, W);
-        for (int row = 0; row < rows; ++row) {
-          yb[r0 + row] =
-              combine<V>(alpha, lanes[static_cast<std::size_t>(row) * W], beta, yb + r0 + row);
-          ++st.rows_written;
-        }
-        ++st.tiles;
-        st.max_tile_rows = std::max<std::int64_t>(st.max_tile_rows, rows);
-        st.max_tile_entries = std::max<std::int64_t>(st.max_tile_entries, len);
-        start += len;
-      }
-      r0 = r1;
-      std::swap(end, next);
-    }
-  }
+      });
   if (stats) *stats = st;
 }
 

@@ -57,8 +57,8 @@ typedef struct hola_batched_s* hola_batched;
 
 /* Validates the batch once (HOLA_INVALID_ARGUMENT, HOLA_SIZE_MISMATCH, HOLA_INVALID_CSR, ...) and
  * picks the kernel. kernel: NULL or "auto", or a GPU kernel name (csr_scalar, csr_vector,
- * csr_smart, csr_tiled, coo, ell: hola::batched::kKernels). The arrays must stay valid while the
- * handle is used. *op is NULL on failure. */
+ * csr_smart, csr_tiled, csr_i, coo, ell: hola::batched::kKernels). The arrays must stay valid while
+ * the handle is used. *op is NULL on failure. */
 hola_status hola_batched_create(hola_batched* op, const hola_batched_desc* desc,
                                 hola_batched_backend backend, const char* kernel);
 /* alpha, beta point to one value of the value type; x has x_size entries, y y_size (the batch's
