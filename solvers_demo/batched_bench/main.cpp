@@ -253,8 +253,8 @@ json plan_json(Format f, const Plan& p) {
 }
 
 // Forced plans for a format: each kernel of hola::batched::kKernels that takes it (and is in
-// `only`, when that is not empty) at group sizes 32..256, x staged when the block's share fits
-// the kernel's stage budget (as the rule decides), plus the rule's group size without staging.
+// `only`, when that is not empty) at group sizes 32..256, x in global memory, and x staged as
+// well when the block's share fits the kernel's stage budget.
 std::vector<Plan> forced_plans(Format f, const hola::batched::Features& feat, std::size_t vb,
                                const std::vector<Kernel>& only) {
   std::vector<Plan> out;
@@ -268,16 +268,16 @@ std::vector<Plan> forced_plans(Format f, const hola::batched::Features& feat, st
       p.group_threads = g;
       const std::size_t bytes = static_cast<std::size_t>(p.matrices_per_block()) *
                                 static_cast<std::size_t>(feat.max_cols) * vb;
-      p.stage_x =
-          feat.max_cols > 0 && bytes <= hola::batched::stage_bytes_budget(k, p.block_threads, vb);
-      p.stage_cols = p.stage_x ? feat.max_cols : 0;
-      out.push_back(p);
-    }
-    if (rule.stage_x) {
-      Plan p = rule;
       p.stage_x = false;
       p.stage_cols = 0;
       out.push_back(p);
+      // And x staged, where the block's share fits the kernel's stage budget: both are timed, so
+      // that KernelDesc::stages_x can be checked against every kernel's own measurements.
+      if (feat.max_cols > 0 && bytes <= hola::batched::stage_bytes_budget(k, p.block_threads, vb)) {
+        p.stage_x = true;
+        p.stage_cols = feat.max_cols;
+        out.push_back(p);
+      }
     }
   }
   return out;

@@ -369,9 +369,13 @@ __device__ inline L warp_first_row_from(const I* rp, I base, L m, L target) {
 // CSR / shared-pattern CSR, seed 004's CSR-I (hola/batched_tiled.hpp, split_emulate): each warp
 // of the group takes the rows that start in its equal share of the matrix's entries and walks
 // them alone in tiles of one warp (walk_tiles with G = 32: warp barriers only, no wait for the
-// group's other warps). Same register limit as csr_tiled.
+// group's other warps).
+//
+// At most 48 registers a thread (no spills; 1 280 threads an SM, against 1 024 at 64): on an H100
+// 48 was the fastest of 32, 40, 48 and 64 on the wide batches in double, 40 and 48 within 3 % of
+// each other in float, 32 slower everywhere (bench/results/2026-11-27-h100-batched-csr-i/).
 template <bool Stage, class L, class V, class I>
-__global__ __maxnreg__(64) void csr_i_kernel(CsrAccess<V, I> a, Scalars<V> s) {
+__global__ __maxnreg__(48) void csr_i_kernel(CsrAccess<V, I> a, Scalars<V> s) {
   const GroupPos p = group_pos(s.group_threads);
   const bool active = group_active(p, s);
   const int lane = static_cast<int>(threadIdx.x) % kWarp;
