@@ -351,18 +351,21 @@ void check_plan(const Plan& p, Format format, std::size_t value_bytes) {
 // ---- The auto rule (docs/batched.md "The auto rule"). Its constants, in one place. ----
 namespace {
 
-// csr_tiled instead of csr_scalar when rows average at least kTiledMinMeanRowNnz entries and the
-// matrices at least kTiledMinMeanRows rows. Measured on an H100 at 56996ca
-// (bench/results/2026-11-26-h100-56996ca/): a thread per row was the best CSR plan on
-// every batch of mean row length <= 6; on the `wide` batches (rows of 0..32 entries, mean 16)
-// csr_tiled beat it only with matrices of 256..1024 rows (806 against 1619 us double, 589
-// against 645 float), tied at 64..256 rows in double and lost in float (160 against 114 us),
-// and lost at 16..64 rows (52 against 38 us float).
-constexpr double kTiledMinMeanRowNnz = 8.0;
-constexpr double kTiledMinMeanRows = 320.0;
-// csr_tiled's group: the smallest power of two (32..256 threads) with which a matrix of the mean
-// size spans at most this many tiles. Several tiles keep the group's last, partly filled tile a
-// small share; fewer, larger groups would idle more lanes on it.
+// csr_i instead of csr_scalar when rows average at least kCsrIMinMeanRowNnz entries. Measured on
+// an H100 (bench/results/2026-11-27-h100-batched-csr-i/, run C): on the `wide` batches (rows of
+// 0..32 entries, mean 16) csr_i with x in global memory was the fastest Hola plan at every size,
+// in float and double (e.g. 408 against 572 us for csr_tiled and 627 for csr_scalar, float,
+// 256..1024 rows); on batches of mean row length 3..6 a thread per row stayed ahead or tied
+// (random 64..256, mean 6: 71 against 80 us double, 48 against 48 float). csr_tiled is no longer
+// picked: csr_i was faster than it on every batch of that run.
+constexpr double kCsrIMinMeanRowNnz = 8.0;
+// csr_i's group: the smallest power of two (32..256 threads) that gives each warp about this many
+// of its one-warp tiles (128 entries) of a matrix of the mean size. In run C the best group was
+// 64 / 128 / 256 threads for 640 / 2 560 / 10 240 entries a matrix, which this gives within 4 %.
+constexpr double kCsrITilesPerWarp = 5.0;
+// csr_tiled's group when forced: the smallest power of two (32..256 threads) with which a matrix
+// of the mean size spans at most this many tiles. Several tiles keep the group's last, partly
+// filled tile a small share; fewer, larger groups would idle more lanes on it.
 constexpr double kTiledTilesPerMatrix = 3.0;
 
 int pow2_at_least(double v, int lo, int hi) {
@@ -386,20 +389,20 @@ Plan choose_plan(const Features& f, Format format, std::size_t value_bytes, Kern
   } else if (format == Format::ell) {
     p.kernel = Kernel::ell;
   } else {
-    // A thread per row, except for long rows in large matrices (measured, see above);
-    // csr_vector, a warp per row, is no longer picked: it was never the best CSR plan.
-    const double mean_rows =
-        f.count > 0 ? static_cast<double>(f.total_rows) / static_cast<double>(f.count) : 0.0;
-    p.kernel = f.mean_row_nnz() >= kTiledMinMeanRowNnz && mean_rows >= kTiledMinMeanRows
-                   ? Kernel::csr_tiled
-                   : Kernel::csr_scalar;
+    // A thread per row, except for long rows (measured, see above); csr_vector, a warp per row,
+    // is not picked: it was never the best CSR plan.
+    p.kernel = f.mean_row_nnz() >= kCsrIMinMeanRowNnz ? Kernel::csr_i : Kernel::csr_scalar;
   }
   if (p.kernel == Kernel::csr_vector) {
     // One warp per row: as many warps as rows of the largest matrix, 1..8 warps.
     p.group_threads = 32 * pow2_at_least(static_cast<double>(f.max_rows), 1, p.block_threads / 32);
-  } else if (p.kernel == Kernel::csr_tiled || p.kernel == Kernel::csr_i) {
-    // csr_i: the same count of threads a matrix, as warps that each walk a share.
+  } else if (p.kernel == Kernel::csr_tiled) {
     const double tile_entries_per_thread = kTiledEntriesPerThread * kTiledTilesPerMatrix;
+    p.group_threads =
+        pow2_at_least(f.mean_matrix_nnz() / tile_entries_per_thread, 32, p.block_threads);
+  } else if (p.kernel == Kernel::csr_i) {
+    // Each thread loads kTiledEntriesPerThread entries of a tile.
+    const double tile_entries_per_thread = kTiledEntriesPerThread * kCsrITilesPerWarp;
     p.group_threads =
         pow2_at_least(f.mean_matrix_nnz() / tile_entries_per_thread, 32, p.block_threads);
   } else {
@@ -407,8 +410,8 @@ Plan choose_plan(const Features& f, Format format, std::size_t value_bytes, Kern
   }
   // Staging x in shared memory cost more than it saved for the thread-per-row, COO and ELL
   // kernels in the H200 sweep (0.92 against 0.97 of the best plan, geometric mean over 56
-  // batches) and for csr_tiled on the H100 (5-15 %); csr_vector and csr_smart keep it
-  // (KernelDesc::stages_x).
+  // batches), for csr_tiled on the H100 (5-15 %) and for csr_i (5-34 % in all 45 pairs of run C);
+  // csr_vector and csr_smart keep it (KernelDesc::stages_x).
   // max_cols is bounded first so that the byte count cannot overflow.
   p.stage_x = kernel_desc(p.kernel).stages_x && f.max_cols > 0 &&
               f.max_cols <= static_cast<std::int64_t>(kStageBytesLimit) &&

@@ -729,30 +729,45 @@ TEST(BatchedPlan, RuleFollowsFeatures) {
   f.total_nnz = 1000 * 20 * 7;  // mean row length 7: still a thread per row
   f.max_row_nnz = 32;
   EXPECT_EQ(choose_plan(f, Format::csr, sizeof(double)).kernel, Kernel::csr_scalar);
-  f.total_nnz = 1000 * 20 * 16;  // mean row length 16 but 20 rows a matrix: a thread per row
-  EXPECT_EQ(choose_plan(f, Format::csr, sizeof(double)).kernel, Kernel::csr_scalar);
-  f.count = 10;  // 2000 rows a matrix, mean row length 16: tiles
+  f.total_nnz = 1000 * 20 * 16;  // mean row length 16, 20 rows a matrix: csr_i, one warp
+  p = choose_plan(f, Format::csr, sizeof(double));
+  EXPECT_EQ(p.kernel, Kernel::csr_i);
+  EXPECT_EQ(p.group_threads, 32);  // 320 entries a matrix: under 5 tiles of 128 for one warp
+  EXPECT_FALSE(p.stage_x);         // x in global memory (measured)
+  f.count = 10;                    // 2000 rows a matrix, mean row length 16: csr_i over 8 warps
   f.max_rows = 2000;
   f.max_cols = 2000;
   p = choose_plan(f, Format::csr, sizeof(double));
-  EXPECT_EQ(p.kernel, Kernel::csr_tiled);
-  EXPECT_EQ(p.group_threads, 256);  // 32000 entries a matrix: more than 3 tiles of 4 * 256
-  EXPECT_FALSE(p.stage_x);          // 16 KB of x would fit, but tiles read x from global memory
+  EXPECT_EQ(p.kernel, Kernel::csr_i);
+  EXPECT_EQ(p.group_threads, 256);  // 32000 entries a matrix: more than 8 warps of 5 tiles
+  EXPECT_FALSE(p.stage_x);          // 16 KB of x would fit, but csr_i reads x from global memory
   EXPECT_EQ(p.stage_cols, 0);
-  f.count = 100;  // 200 rows a matrix, mean row length 40: a thread per row (too few rows)
+  f.count = 400;  // 50 rows of 16: 800 entries, two warps of 5 tiles
+  f.total_rows = 400 * 50;
+  f.total_nnz = 400 * 50 * 16;
+  EXPECT_EQ(choose_plan(f, Format::csr, sizeof(float)).group_threads, 64);
+  // Forced csr_tiled keeps its own group size: a few tiles of the whole group.
+  f.count = 10;
+  f.total_rows = 10 * 2000;
+  f.total_nnz = 10 * 2000 * 16;
+  p = choose_plan(f, Format::csr, sizeof(double), Kernel::csr_tiled);
+  EXPECT_EQ(p.kernel, Kernel::csr_tiled);
+  EXPECT_EQ(p.group_threads, 256);
+  EXPECT_FALSE(p.stage_x);
+  f.count = 100;  // 200 rows a matrix, mean row length 40, shared pattern: csr_i
+  f.total_rows = 100 * 200;
   f.total_nnz = 100 * 200 * 40;
   f.max_rows = 200;
   f.max_cols = 20;
   f.max_row_nnz = 64;
-  EXPECT_EQ(choose_plan(f, Format::csr_shared, sizeof(float)).kernel, Kernel::csr_scalar);
-  f.count = 50;  // 400 rows a matrix: tiles
-  f.max_rows = 400;
   p = choose_plan(f, Format::csr_shared, sizeof(float));
-  EXPECT_EQ(p.kernel, Kernel::csr_tiled);
-  EXPECT_EQ(p.group_threads, 256);
+  EXPECT_EQ(p.kernel, Kernel::csr_i);
+  EXPECT_EQ(p.group_threads, 256);  // 8000 entries a matrix
   EXPECT_EQ(p.matrices_per_block(), 1);
   EXPECT_FALSE(p.stage_x);
   EXPECT_EQ(p.stage_cols, 0);
+  f.total_nnz = 100 * 200 * 5;  // mean row length 5: a thread per row
+  EXPECT_EQ(choose_plan(f, Format::csr_shared, sizeof(float)).kernel, Kernel::csr_scalar);
   f.count = 1000;
   f.total_rows = 1000 * 20;
   f.total_nnz = 1000 * 20 * 40;

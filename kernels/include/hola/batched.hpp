@@ -186,7 +186,8 @@ inline constexpr KernelDesc kKernels[] = {
      false,
      "tiles of whole rows (up to 4 entries a thread), products loaded coalesced into shared "
      "memory, then W lanes per row; longer rows by the whole group"},
-    // csr_i: x staged or not as csr_tiled (its tiles read x the same way).
+    // csr_i reads x as csr_tiled does; staged x cost it 5-34 % (bench/results/
+    // 2026-11-27-h100-batched-csr-i/): the rule leaves x global.
     {Kernel::csr_i, "csr_i", format_bit(Format::csr) | format_bit(Format::csr_shared), false,
      "seed 004's CSR-I: each warp takes the rows that start in its equal share of the matrix's "
      "entries and walks them in csr_tiled's tiles of one warp"},
@@ -254,12 +255,12 @@ std::size_t plan_shared_bytes(const Plan& p, std::size_t value_bytes);
 void check_plan(const Plan& p, Format format, std::size_t value_bytes);
 
 // The rule (not trained; constants in one place in kernels/batched/batched_cpu.cpp, see
-// docs/batched.md): kernel from the format (CSR: csr_tiled from a mean row length of 8, else
+// docs/batched.md): kernel from the format (CSR: csr_i from a mean row length of 8, else
 // csr_scalar), group size from the largest matrix (enough threads to give each row of the
-// largest matrix one, rounded up to a power of two, 32..256; csr_vector: warps; csr_tiled: from
-// the mean entries a matrix, a few tiles each), x staged for the kernels whose KernelDesc says
-// so, when the block's share fits stage_bytes_budget. `requested` other than auto_select forces
-// the kernel (it must support the format: unsupported otherwise).
+// largest matrix one, rounded up to a power of two, 32..256; csr_vector: warps; csr_tiled and
+// csr_i: from the mean entries a matrix, a few tiles each), x staged for the kernels whose
+// KernelDesc says so, when the block's share fits stage_bytes_budget. `requested` other than
+// auto_select forces the kernel (it must support the format: unsupported otherwise).
 Plan choose_plan(const Features& f, Format format, std::size_t value_bytes,
                  Kernel requested = Kernel::auto_select);
 
