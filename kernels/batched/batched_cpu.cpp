@@ -359,10 +359,12 @@ namespace {
 // (random 64..256, mean 6: 71 against 80 us double, 48 against 48 float). csr_tiled is no longer
 // picked: csr_i was faster than it on every batch of that run.
 constexpr double kCsrIMinMeanRowNnz = 8.0;
-// csr_i's group: the smallest power of two (32..256 threads) that gives each warp about this many
-// of its one-warp tiles (128 entries) of a matrix of the mean size. In run C the best group was
-// 64 / 128 / 256 threads for 640 / 2 560 / 10 240 entries a matrix, which this gives within 4 %.
-constexpr double kCsrITilesPerWarp = 5.0;
+// csr_i's group: the smallest power of two (32..256 threads) that gives each warp at most about
+// this many of its one-warp tiles (128 entries) of a matrix of the mean size. In the sweep at
+// 89cb4a9 (same folder, run E) the best csr_i group on the `wide` batches of 611 / 2 568 / 10 247
+// entries a matrix was 64 or 32 (double / float, 4 % apart) / 128 / 256; this gives 32 / 128 /
+// 256 (5 tiles a warp gave 256 for 2 568 entries: 10 % slower in float).
+constexpr double kCsrITilesPerWarp = 6.0;
 // csr_tiled's group when forced: the smallest power of two (32..256 threads) with which a matrix
 // of the mean size spans at most this many tiles. Several tiles keep the group's last, partly
 // filled tile a small share; fewer, larger groups would idle more lanes on it.

@@ -732,20 +732,23 @@ TEST(BatchedPlan, RuleFollowsFeatures) {
   f.total_nnz = 1000 * 20 * 16;  // mean row length 16, 20 rows a matrix: csr_i, one warp
   p = choose_plan(f, Format::csr, sizeof(double));
   EXPECT_EQ(p.kernel, Kernel::csr_i);
-  EXPECT_EQ(p.group_threads, 32);  // 320 entries a matrix: under 5 tiles of 128 for one warp
+  EXPECT_EQ(p.group_threads, 32);  // 320 entries a matrix: under 6 tiles of 128 for one warp
   EXPECT_FALSE(p.stage_x);         // x in global memory (measured)
   f.count = 10;                    // 2000 rows a matrix, mean row length 16: csr_i over 8 warps
   f.max_rows = 2000;
   f.max_cols = 2000;
   p = choose_plan(f, Format::csr, sizeof(double));
   EXPECT_EQ(p.kernel, Kernel::csr_i);
-  EXPECT_EQ(p.group_threads, 256);  // 32000 entries a matrix: more than 8 warps of 5 tiles
+  EXPECT_EQ(p.group_threads, 256);  // 32000 entries a matrix: more than 8 warps of 6 tiles
   EXPECT_FALSE(p.stage_x);          // 16 KB of x would fit, but csr_i reads x from global memory
   EXPECT_EQ(p.stage_cols, 0);
-  f.count = 400;  // 50 rows of 16: 800 entries, two warps of 5 tiles
+  f.count = 400;  // 50 rows of 16: 800 entries, more than 6 tiles for one warp
   f.total_rows = 400 * 50;
   f.total_nnz = 400 * 50 * 16;
   EXPECT_EQ(choose_plan(f, Format::csr, sizeof(float)).group_threads, 64);
+  f.total_nnz = 400 * 50 * 48;  // 2 400 entries a matrix: 4 warps (about 5 tiles each)
+  EXPECT_EQ(choose_plan(f, Format::csr, sizeof(float)).group_threads, 128);
+  f.total_nnz = 400 * 50 * 16;
   // Forced csr_tiled keeps its own group size: a few tiles of the whole group.
   f.count = 10;
   f.total_rows = 10 * 2000;
