@@ -295,8 +295,10 @@ bool kernel_supports(Kernel k, Format f) {
 }
 
 std::size_t kernel_work_bytes(Kernel k, int block_threads, std::size_t value_bytes) {
-  return k == Kernel::csr_tiled || k == Kernel::csr_i ? tiled_work_bytes(block_threads, value_bytes)
-                                                      : 0;
+  if (k == Kernel::csr_tiled) return tiled_work_bytes(block_threads, value_bytes);
+  if (k == Kernel::csr_i)
+    return tiled_work_bytes(block_threads, value_bytes, kCsrIEntriesPerThread);
+  return 0;
 }
 
 namespace {
@@ -360,11 +362,11 @@ namespace {
 // picked: csr_i was faster than it on every batch of that run.
 constexpr double kCsrIMinMeanRowNnz = 8.0;
 // csr_i's group: the smallest power of two (32..256 threads) that gives each warp at most about
-// this many of its one-warp tiles (128 entries) of a matrix of the mean size. In the sweep at
+// this many entries of a matrix of the mean size (six one-warp tiles of 128). In the sweep at
 // 89cb4a9 (same folder, run E) the best csr_i group on the `wide` batches of 611 / 2 568 / 10 247
 // entries a matrix was 64 or 32 (double / float, 4 % apart) / 128 / 256; this gives 32 / 128 /
 // 256 (5 tiles a warp gave 256 for 2 568 entries: 10 % slower in float).
-constexpr double kCsrITilesPerWarp = 6.0;
+constexpr double kCsrIEntriesPerWarp = 768.0;
 // csr_tiled's group when forced: the smallest power of two (32..256 threads) with which a matrix
 // of the mean size spans at most this many tiles. Several tiles keep the group's last, partly
 // filled tile a small share; fewer, larger groups would idle more lanes on it.
@@ -403,10 +405,8 @@ Plan choose_plan(const Features& f, Format format, std::size_t value_bytes, Kern
     p.group_threads =
         pow2_at_least(f.mean_matrix_nnz() / tile_entries_per_thread, 32, p.block_threads);
   } else if (p.kernel == Kernel::csr_i) {
-    // Each thread loads kTiledEntriesPerThread entries of a tile.
-    const double tile_entries_per_thread = kTiledEntriesPerThread * kCsrITilesPerWarp;
     p.group_threads =
-        pow2_at_least(f.mean_matrix_nnz() / tile_entries_per_thread, 32, p.block_threads);
+        pow2_at_least(f.mean_matrix_nnz() / (kCsrIEntriesPerWarp / 32), 32, p.block_threads);
   } else {
     p.group_threads = pow2_at_least(static_cast<double>(f.max_rows), 32, p.block_threads);
   }

@@ -218,7 +218,8 @@ void check_tiled_emulation(const std::vector<SmallMatrix<V>>& ms, Format format,
   };
   for (int G : {32, 64, 128, 256, 1024}) {
     const int tiling = walk == Walk::tiled ? G : 32;
-    const int T = tiled_tile_entries(tiling);
+    const int T =
+        walk == Walk::tiled ? tiled_tile_entries(G) : tiled_tile_entries(32, kCsrIEntriesPerThread);
     std::int64_t long_rows = 0;
     for (const auto& m : ms) {
       std::vector<std::int64_t> len(static_cast<std::size_t>(m.rows), 0);
@@ -732,21 +733,21 @@ TEST(BatchedPlan, RuleFollowsFeatures) {
   f.total_nnz = 1000 * 20 * 16;  // mean row length 16, 20 rows a matrix: csr_i, one warp
   p = choose_plan(f, Format::csr, sizeof(double));
   EXPECT_EQ(p.kernel, Kernel::csr_i);
-  EXPECT_EQ(p.group_threads, 32);  // 320 entries a matrix: under 6 tiles of 128 for one warp
+  EXPECT_EQ(p.group_threads, 32);  // 320 entries a matrix: under 768 entries for one warp
   EXPECT_FALSE(p.stage_x);         // x in global memory (measured)
   f.count = 10;                    // 2000 rows a matrix, mean row length 16: csr_i over 8 warps
   f.max_rows = 2000;
   f.max_cols = 2000;
   p = choose_plan(f, Format::csr, sizeof(double));
   EXPECT_EQ(p.kernel, Kernel::csr_i);
-  EXPECT_EQ(p.group_threads, 256);  // 32000 entries a matrix: more than 8 warps of 6 tiles
+  EXPECT_EQ(p.group_threads, 256);  // 32000 entries a matrix: more than 8 warps of 768
   EXPECT_FALSE(p.stage_x);          // 16 KB of x would fit, but csr_i reads x from global memory
   EXPECT_EQ(p.stage_cols, 0);
-  f.count = 400;  // 50 rows of 16: 800 entries, more than 6 tiles for one warp
+  f.count = 400;  // 50 rows of 16: 800 entries, more than 768 for one warp
   f.total_rows = 400 * 50;
   f.total_nnz = 400 * 50 * 16;
   EXPECT_EQ(choose_plan(f, Format::csr, sizeof(float)).group_threads, 64);
-  f.total_nnz = 400 * 50 * 48;  // 2 400 entries a matrix: 4 warps (about 5 tiles each)
+  f.total_nnz = 400 * 50 * 48;  // 2 400 entries a matrix: 4 warps of 600
   EXPECT_EQ(choose_plan(f, Format::csr, sizeof(float)).group_threads, 128);
   f.total_nnz = 400 * 50 * 16;
   // Forced csr_tiled keeps its own group size: a few tiles of the whole group.
@@ -848,7 +849,8 @@ TEST(BatchedPlan, SharedMemoryAndPlanChecks) {
   const std::size_t work = tiled_work_bytes(256, 8);
   EXPECT_EQ(work, 256u * (4 * 8 + 4) + 8u * (8 + 8));
   EXPECT_EQ(kernel_work_bytes(Kernel::csr_tiled, 256, 8), work);
-  EXPECT_EQ(kernel_work_bytes(Kernel::csr_i, 256, 8), work);  // the same slices, a warp each
+  EXPECT_EQ(kernel_work_bytes(Kernel::csr_i, 256, 8),
+            tiled_work_bytes(256, 8, kCsrIEntriesPerThread));  // the same slices, a warp each
   EXPECT_EQ(kernel_work_bytes(Kernel::csr_scalar, 256, 8), 0u);
   p.stage_cols = 101;  // 4 * 101 * 4 = 1616 bytes, a multiple of 16
   EXPECT_EQ(plan_shared_bytes(p, 4), 1616u + tiled_work_bytes(256, 4));

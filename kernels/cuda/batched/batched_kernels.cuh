@@ -180,9 +180,9 @@ __device__ inline int warp_max(int v) {
 }
 
 // csr_tiled's and csr_i's shared memory after the staged x, as tiled_work_bytes and
-// plan_shared_bytes count it: the products (kTiledEntriesPerThread a thread), a partial sum a
-// warp, the row ends (one a thread), two counters a warp.
-template <class V>
+// plan_shared_bytes count it: the products (K a thread), a partial sum a warp, the row ends (one a
+// thread), two counters a warp.
+template <int K, class V>
 struct TiledSmem {
   V* prod;      // block_threads * K
   V* wsum;      // a warp
@@ -199,7 +199,7 @@ struct TiledSmem {
                 15) /
                16 * 16;
     prod = reinterpret_cast<V*>(batched_smem + offset);
-    wsum = prod + static_cast<std::size_t>(block) * kTiledEntriesPerThread;
+    wsum = prod + static_cast<std::size_t>(block) * K;
     rowend = reinterpret_cast<int*>(wsum + block / kWarp);
     wrows = rowend + block;
     wlen = wrows + block / kWarp;
@@ -216,13 +216,12 @@ struct TiledSmem {
 // memory. L is the type of indices local to a matrix (int when tiled_local32 holds). The control
 // flow (r0, start, rows, len) is uniform in the tiling group, so every thread of it reaches every
 // barrier.
-template <class L, class V, class I>
+template <int K, class L, class V, class I>
 __device__ __forceinline__ void walk_tiles(const I* rp, I base, const I* cols, const V* vals,
                                            const V* xb, V* yb, V alpha, V beta, L r0, L r_end,
                                            L start, L end, int G, int group, int t,
-                                           const TiledSmem<V>& sm) {
-  constexpr int K = kTiledEntriesPerThread;
-  const int T = tiled_tile_entries(G);
+                                           const TiledSmem<K, V>& sm) {
+  const int T = tiled_tile_entries(G, K);
   const int warp = static_cast<int>(threadIdx.x) / kWarp,
             lane = static_cast<int>(threadIdx.x) % kWarp;
   const int first_warp = group * (G / kWarp), warps = G / kWarp;
@@ -333,10 +332,10 @@ __global__ __maxnreg__(64) void csr_tiled_kernel(CsrAccess<V, I> a, Scalars<V> s
   }
   const V* xb = x_of<Stage>(a, s, p, active);
   if (!active || m == 0) return;  // the whole group leaves
-  const TiledSmem<V> sm(s, Stage);
-  walk_tiles<L>(rp, base, a.col_idx + base, a.values + a.value_base(p.b) + base, xb,
-                s.y + a.y_offset(p.b), s.alpha, s.beta, L(0), m, L(0), end, s.group_threads,
-                p.group, t, sm);
+  const TiledSmem<kTiledEntriesPerThread, V> sm(s, Stage);
+  walk_tiles<kTiledEntriesPerThread, L>(
+      rp, base, a.col_idx + base, a.values + a.value_base(p.b) + base, xb, s.y + a.y_offset(p.b),
+      s.alpha, s.beta, L(0), m, L(0), end, s.group_threads, p.group, t, sm);
 }
 
 // First row r of a matrix (rows 0 .. m - 1, row pointer rp, base = rp[0]) whose first entry
@@ -396,10 +395,11 @@ __global__ __maxnreg__(48) void csr_i_kernel(CsrAccess<V, I> a, Scalars<V> s) {
   }
   const V* xb = x_of<Stage>(a, s, p, active);
   if (!active || r_begin >= r_end) return;  // whole warps leave
-  const TiledSmem<V> sm(s, Stage);
-  walk_tiles<L>(rp, base, a.col_idx + base, a.values + a.value_base(p.b) + base, xb,
-                s.y + a.y_offset(p.b), s.alpha, s.beta, r_begin, r_end, start, end, kWarp,
-                static_cast<int>(threadIdx.x) / kWarp, lane, sm);
+  const TiledSmem<kCsrIEntriesPerThread, V> sm(s, Stage);
+  walk_tiles<kCsrIEntriesPerThread, L>(
+      rp, base, a.col_idx + base, a.values + a.value_base(p.b) + base, xb, s.y + a.y_offset(p.b),
+      s.alpha, s.beta, r_begin, r_end, start, end, kWarp, static_cast<int>(threadIdx.x) / kWarp,
+      lane, sm);
 }
 
 // COO (rows sorted inside each matrix), one thread per row: the row's first entry by binary

@@ -226,6 +226,8 @@ inline constexpr std::size_t kStageBytesLimit = 48 * 1024;
 
 // csr_tiled: a tile holds up to kTiledEntriesPerThread * group_threads entries (docs/batched.md).
 inline constexpr int kTiledEntriesPerThread = 4;
+// csr_i: a warp's tile holds up to kCsrIEntriesPerThread * 32 entries.
+inline constexpr int kCsrIEntriesPerThread = 4;
 // csr_tiled synchronises a group of more than one warp with a named barrier (ids 1..15), so a
 // block holds at most this many such groups.
 inline constexpr int kTiledMaxGroupsPerBlock = 15;
@@ -233,9 +235,11 @@ inline constexpr int kTiledMaxGroupsPerBlock = 15;
 // Shared memory of csr_tiled's (and csr_i's) work space for a block (bytes), in this order, 16-byte
 // aligned after the staged x (kernels/cuda/batched/batched_kernels.cuh): the tiles' products (4 a
 // thread), a partial sum a warp, the tiles' row ends (one a thread), two counters a warp.
-HOLA_BATCHED_HD constexpr std::size_t tiled_work_bytes(int block_threads, std::size_t value_bytes) {
+// entries_per_thread: kTiledEntriesPerThread for csr_tiled, kCsrIEntriesPerThread for csr_i.
+HOLA_BATCHED_HD constexpr std::size_t tiled_work_bytes(
+    int block_threads, std::size_t value_bytes, int entries_per_thread = kTiledEntriesPerThread) {
   const auto bt = static_cast<std::size_t>(block_threads);
-  return bt * (kTiledEntriesPerThread * value_bytes + sizeof(int)) +
+  return bt * (static_cast<std::size_t>(entries_per_thread) * value_bytes + sizeof(int)) +
          (bt / 32) * (value_bytes + 2 * sizeof(int));
 }
 

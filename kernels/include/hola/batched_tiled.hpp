@@ -25,9 +25,11 @@
 
 namespace hola::batched {
 
-// Entries of a csr_tiled tile for a group of G threads.
-HOLA_BATCHED_HD constexpr int tiled_tile_entries(int group_threads) {
-  return kTiledEntriesPerThread * group_threads;
+// Entries of a tile for a tiling group of G threads (K entries a thread: kTiledEntriesPerThread
+// for csr_tiled, kCsrIEntriesPerThread for csr_i's one-warp tiles).
+HOLA_BATCHED_HD constexpr int tiled_tile_entries(int group_threads,
+                                                 int entries_per_thread = kTiledEntriesPerThread) {
+  return entries_per_thread * group_threads;
 }
 
 // Lanes that sum one row of a tile of `rows` rows (1 <= rows <= G): the largest power of two W
@@ -92,10 +94,10 @@ namespace tiled_detail {
 // kernel's steps thread by thread, same tiles, same lanes, same order of every sum.
 template <class V, class I>
 void walk_rows(const I* rp, const I* cols, const V* vals, const V* xb, V* yb, std::int64_t r_begin,
-               std::int64_t r_end, int G, V alpha, V beta, TiledStats& st) {
+               std::int64_t r_end, int G, int K, V alpha, V beta, TiledStats& st) {
   using L = std::int64_t;
   const I base = rp[0];
-  const int T = tiled_tile_entries(G);
+  const int T = tiled_tile_entries(G, K);
   std::vector<L> end(static_cast<std::size_t>(G)), next(end);
   std::vector<V> prod(static_cast<std::size_t>(T)), lanes(static_cast<std::size_t>(G));
   std::vector<int> rowend(static_cast<std::size_t>(G));
@@ -179,7 +181,8 @@ void tiled_emulate(const BatchView<V, I>& B, int G, V alpha, const V* x, V beta,
   TiledStats st;
   tiled_detail::for_each_csr_matrix(
       B, x, y, [&](const I* rp, const I* cols, const V* vals, const V* xb, V* yb, std::int64_t m) {
-        tiled_detail::walk_rows(rp, cols, vals, xb, yb, 0, m, G, alpha, beta, st);
+        tiled_detail::walk_rows(rp, cols, vals, xb, yb, 0, m, G, kTiledEntriesPerThread, alpha,
+                                beta, st);
       });
   if (stats) *stats = st;
 }
@@ -189,11 +192,11 @@ void tiled_emulate(const BatchView<V, I>& B, int G, V alpha, const V* x, V beta,
 // The G / 32 warps of a group split their matrix's entries into equal shares: share
 // S = ceil(nnz / warps), warp w owns the rows whose first entry lies in [w S, (w + 1) S) (the
 // last warp also the trailing empty rows), and walks them alone as a csr_tiled group of one warp
-// (tiles of at most 32 rows and 128 entries). A row belongs to one warp, so no row is split
-// between warps: no atomics, the same bits on every run; a warp's share exceeds S by at most the
-// part of its last row past the share's end. The seed stores each warp's first row at setup; here
-// each warp finds it per call (a 32-ary search by the warp over the row pointer, two steps for a
-// matrix of up to 1 024 rows), so no setup and no memory.
+// (tiles of at most 32 rows and 32 * kCsrIEntriesPerThread entries). A row belongs to one warp, so
+// no row is split between warps: no atomics, the same bits on every run; a warp's share exceeds S
+// by at most the part of its last row past the share's end. The seed stores each warp's first row
+// at setup; here each warp finds it per call (a 32-ary search by the warp over the row pointer, two
+// steps for a matrix of up to 1 024 rows), so no setup and no memory.
 
 // Entries of one warp's share of a matrix of `entries` entries split among `warps` warps.
 template <class L>
@@ -225,7 +228,8 @@ void split_emulate(const BatchView<V, I>& B, int G, V alpha, const V* x, V beta,
         for (int w = 0; w < warps; ++w) {
           const std::int64_t r_begin = w == 0 ? 0 : first_row(w * share);
           const std::int64_t r_end = w == warps - 1 ? m : first_row((w + 1) * share);
-          tiled_detail::walk_rows(rp, cols, vals, xb, yb, r_begin, r_end, 32, alpha, beta, st);
+          tiled_detail::walk_rows(rp, cols, vals, xb, yb, r_begin, r_end, 32, kCsrIEntriesPerThread,
+                                  alpha, beta, st);
         }
       });
   if (stats) *stats = st;
