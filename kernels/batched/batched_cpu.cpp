@@ -297,7 +297,7 @@ bool kernel_supports(Kernel k, Format f) {
 std::size_t kernel_work_bytes(Kernel k, int block_threads, std::size_t value_bytes) {
   if (k == Kernel::csr_tiled) return tiled_work_bytes(block_threads, value_bytes);
   if (k == Kernel::csr_i)
-    return tiled_work_bytes(block_threads, value_bytes, kCsrIEntriesPerThread);
+    return tiled_work_bytes(block_threads, value_bytes, csr_i_entries_per_thread(value_bytes));
   return 0;
 }
 
@@ -362,10 +362,11 @@ namespace {
 // picked: csr_i was faster than it on every batch of that run.
 constexpr double kCsrIMinMeanRowNnz = 8.0;
 // csr_i's group: the smallest power of two (32..256 threads) that gives each warp at most about
-// this many entries of a matrix of the mean size (six one-warp tiles of 128). In the sweep at
-// 89cb4a9 (same folder, run E) the best csr_i group on the `wide` batches of 611 / 2 568 / 10 247
-// entries a matrix was 64 or 32 (double / float, 4 % apart) / 128 / 256; this gives 32 / 128 /
-// 256 (5 tiles a warp gave 256 for 2 568 entries: 10 % slower in float).
+// this many entries of a matrix of the mean size (six one-warp tiles in float, three in double).
+// In the sweep at 89cb4a9 (same folder, run E) the best csr_i group on the `wide` batches of
+// 611 / 2 568 / 10 247 entries a matrix was 64 or 32 (double / float, 4 % apart) / 128 / 256;
+// this gives 32 / 128 / 256 (640 entries a warp gave 256 for 2 568: 10 % slower in float). Run G
+// (8 entries a thread in double) kept the same best groups within 2 %.
 constexpr double kCsrIEntriesPerWarp = 768.0;
 // csr_tiled's group when forced: the smallest power of two (32..256 threads) with which a matrix
 // of the mean size spans at most this many tiles. Several tiles keep the group's last, partly

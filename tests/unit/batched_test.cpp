@@ -218,8 +218,8 @@ void check_tiled_emulation(const std::vector<SmallMatrix<V>>& ms, Format format,
   };
   for (int G : {32, 64, 128, 256, 1024}) {
     const int tiling = walk == Walk::tiled ? G : 32;
-    const int T =
-        walk == Walk::tiled ? tiled_tile_entries(G) : tiled_tile_entries(32, kCsrIEntriesPerThread);
+    const int T = walk == Walk::tiled ? tiled_tile_entries(G)
+                                      : tiled_tile_entries(32, csr_i_entries_per_thread(sizeof(V)));
     std::int64_t long_rows = 0;
     for (const auto& m : ms) {
       std::vector<std::int64_t> len(static_cast<std::size_t>(m.rows), 0);
@@ -850,7 +850,8 @@ TEST(BatchedPlan, SharedMemoryAndPlanChecks) {
   EXPECT_EQ(work, 256u * (4 * 8 + 4) + 8u * (8 + 8));
   EXPECT_EQ(kernel_work_bytes(Kernel::csr_tiled, 256, 8), work);
   EXPECT_EQ(kernel_work_bytes(Kernel::csr_i, 256, 8),
-            tiled_work_bytes(256, 8, kCsrIEntriesPerThread));  // the same slices, a warp each
+            tiled_work_bytes(256, 8, 8));  // the same slices, a warp each, 8 entries a thread
+  EXPECT_EQ(kernel_work_bytes(Kernel::csr_i, 256, 4), tiled_work_bytes(256, 4, 4));
   EXPECT_EQ(kernel_work_bytes(Kernel::csr_scalar, 256, 8), 0u);
   p.stage_cols = 101;  // 4 * 101 * 4 = 1616 bytes, a multiple of 16
   EXPECT_EQ(plan_shared_bytes(p, 4), 1616u + tiled_work_bytes(256, 4));

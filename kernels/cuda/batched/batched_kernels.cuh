@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "common/cuda_utils.cuh"
 #include "hola/batched.hpp"
@@ -368,13 +369,9 @@ __device__ inline L warp_first_row_from(const I* rp, I base, L m, L target) {
 // CSR / shared-pattern CSR, seed 004's CSR-I (hola/batched_tiled.hpp, split_emulate): each warp
 // of the group takes the rows that start in its equal share of the matrix's entries and walks
 // them alone in tiles of one warp (walk_tiles with G = 32: warp barriers only, no wait for the
-// group's other warps).
-//
-// At most 48 registers a thread (no spills; 1 280 threads an SM, against 1 024 at 64): on an H100
-// 48 was the fastest of 32, 40, 48 and 64 on the wide batches in double, 40 and 48 within 3 % of
-// each other in float, 32 slower everywhere (bench/results/2026-11-27-h100-batched-csr-i/).
-template <bool Stage, class L, class V, class I>
-__global__ __maxnreg__(48) void csr_i_kernel(CsrAccess<V, I> a, Scalars<V> s) {
+// group's other warps), K = csr_i_entries_per_thread entries a thread a tile.
+template <int K, bool Stage, class L, class V, class I>
+__device__ __forceinline__ void csr_i_walk(const CsrAccess<V, I>& a, const Scalars<V>& s) {
   const GroupPos p = group_pos(s.group_threads);
   const bool active = group_active(p, s);
   const int lane = static_cast<int>(threadIdx.x) % kWarp;
@@ -395,11 +392,35 @@ __global__ __maxnreg__(48) void csr_i_kernel(CsrAccess<V, I> a, Scalars<V> s) {
   }
   const V* xb = x_of<Stage>(a, s, p, active);
   if (!active || r_begin >= r_end) return;  // whole warps leave
-  const TiledSmem<kCsrIEntriesPerThread, V> sm(s, Stage);
-  walk_tiles<kCsrIEntriesPerThread, L>(
-      rp, base, a.col_idx + base, a.values + a.value_base(p.b) + base, xb, s.y + a.y_offset(p.b),
-      s.alpha, s.beta, r_begin, r_end, start, end, kWarp, static_cast<int>(threadIdx.x) / kWarp,
-      lane, sm);
+  const TiledSmem<K, V> sm(s, Stage);
+  walk_tiles<K, L>(rp, base, a.col_idx + base, a.values + a.value_base(p.b) + base, xb,
+                   s.y + a.y_offset(p.b), s.alpha, s.beta, r_begin, r_end, start, end, kWarp,
+                   static_cast<int>(threadIdx.x) / kWarp, lane, sm);
+}
+
+// csr_i's kernels, one register cap a precision (measured on an H100,
+// bench/results/2026-11-27-h100-batched-csr-i/, runs B and G): float, 4 entries a thread, at most
+// 48 registers (1 280 threads an SM; 32 spilled and was slowest, 64 was 3-16 % slower); double,
+// 8 entries a thread, at most 64 (with 48 registers 8 entries spilled and were slower than 4).
+template <bool Stage, class L, class I>
+__global__ __maxnreg__(48) void csr_i_float_kernel(CsrAccess<float, I> a, Scalars<float> s) {
+  csr_i_walk<csr_i_entries_per_thread(sizeof(float)), Stage, L>(a, s);
+}
+template <bool Stage, class L, class I>
+__global__ __maxnreg__(64) void csr_i_double_kernel(CsrAccess<double, I> a, Scalars<double> s) {
+  csr_i_walk<csr_i_entries_per_thread(sizeof(double)), Stage, L>(a, s);
+}
+
+template <class Access, class V>
+using KernelFn = void (*)(Access, Scalars<V>);
+
+// The csr_i kernel of value type V.
+template <bool Stage, class L, class V, class I>
+KernelFn<CsrAccess<V, I>, V> csr_i_kernel() {
+  if constexpr (std::is_same_v<V, float>)
+    return csr_i_float_kernel<Stage, L, I>;
+  else
+    return csr_i_double_kernel<Stage, L, I>;
 }
 
 // COO (rows sorted inside each matrix), one thread per row: the row's first entry by binary
@@ -452,9 +473,6 @@ __global__ __launch_bounds__(kMaxBlock) void ell_kernel(OffsetAccess<V, I> a, Sc
 }
 
 template <class Access, class V>
-using KernelFn = void (*)(Access, Scalars<V>);
-
-template <class Access, class V>
 void launch(KernelFn<Access, V> fn, const Access& a, const Scalars<V>& s, const Plan& plan,
             std::size_t shared_bytes, void* stream) {
   const std::int64_t per_block = plan.block_threads / plan.group_threads;
@@ -493,10 +511,10 @@ void apply(const BatchView<V, I>& batch, const Plan& plan, V alpha, const V* x, 
                           : csr_tiled_kernel<false, std::int64_t, V, I>;
     } else if (plan.kernel == Kernel::csr_i) {
       if (tiled_local32(batch))
-        fn = plan.stage_x ? csr_i_kernel<true, int, V, I> : csr_i_kernel<false, int, V, I>;
+        fn = plan.stage_x ? csr_i_kernel<true, int, V, I>() : csr_i_kernel<false, int, V, I>();
       else
-        fn = plan.stage_x ? csr_i_kernel<true, std::int64_t, V, I>
-                          : csr_i_kernel<false, std::int64_t, V, I>;
+        fn = plan.stage_x ? csr_i_kernel<true, std::int64_t, V, I>()
+                          : csr_i_kernel<false, std::int64_t, V, I>();
     } else if (plan.kernel == Kernel::csr_scalar)
       fn = plan.stage_x ? csr_scalar_kernel<true, V, I> : csr_scalar_kernel<false, V, I>;
     else if (plan.kernel == Kernel::csr_vector)

@@ -226,8 +226,13 @@ inline constexpr std::size_t kStageBytesLimit = 48 * 1024;
 
 // csr_tiled: a tile holds up to kTiledEntriesPerThread * group_threads entries (docs/batched.md).
 inline constexpr int kTiledEntriesPerThread = 4;
-// csr_i: a warp's tile holds up to kCsrIEntriesPerThread * 32 entries.
-inline constexpr int kCsrIEntriesPerThread = 4;
+// csr_i: a warp's tile holds up to csr_i_entries_per_thread(sizeof(V)) * 32 entries: 8 a thread
+// in double, 4 in float. On an H100 (bench/results/2026-11-27-h100-batched-csr-i/, run G) double
+// was 12-17 % faster with 8 than with 4 on the `wide` batches (8 needs the 64-register cap of the
+// double kernel); float was 0-8 % slower with 6 or 8.
+HOLA_BATCHED_HD constexpr int csr_i_entries_per_thread(std::size_t value_bytes) {
+  return value_bytes == 8 ? 8 : 4;
+}
 // csr_tiled synchronises a group of more than one warp with a named barrier (ids 1..15), so a
 // block holds at most this many such groups.
 inline constexpr int kTiledMaxGroupsPerBlock = 15;
@@ -235,7 +240,7 @@ inline constexpr int kTiledMaxGroupsPerBlock = 15;
 // Shared memory of csr_tiled's (and csr_i's) work space for a block (bytes), in this order, 16-byte
 // aligned after the staged x (kernels/cuda/batched/batched_kernels.cuh): the tiles' products (4 a
 // thread), a partial sum a warp, the tiles' row ends (one a thread), two counters a warp.
-// entries_per_thread: kTiledEntriesPerThread for csr_tiled, kCsrIEntriesPerThread for csr_i.
+// entries_per_thread: kTiledEntriesPerThread for csr_tiled, csr_i_entries_per_thread for csr_i.
 HOLA_BATCHED_HD constexpr std::size_t tiled_work_bytes(
     int block_threads, std::size_t value_bytes, int entries_per_thread = kTiledEntriesPerThread) {
   const auto bt = static_cast<std::size_t>(block_threads);

@@ -26,7 +26,7 @@
 namespace hola::batched {
 
 // Entries of a tile for a tiling group of G threads (K entries a thread: kTiledEntriesPerThread
-// for csr_tiled, kCsrIEntriesPerThread for csr_i's one-warp tiles).
+// for csr_tiled, csr_i_entries_per_thread for csr_i's one-warp tiles).
 HOLA_BATCHED_HD constexpr int tiled_tile_entries(int group_threads,
                                                  int entries_per_thread = kTiledEntriesPerThread) {
   return entries_per_thread * group_threads;
@@ -192,9 +192,9 @@ void tiled_emulate(const BatchView<V, I>& B, int G, V alpha, const V* x, V beta,
 // The G / 32 warps of a group split their matrix's entries into equal shares: share
 // S = ceil(nnz / warps), warp w owns the rows whose first entry lies in [w S, (w + 1) S) (the
 // last warp also the trailing empty rows), and walks them alone as a csr_tiled group of one warp
-// (tiles of at most 32 rows and 32 * kCsrIEntriesPerThread entries). A row belongs to one warp, so
-// no row is split between warps: no atomics, the same bits on every run; a warp's share exceeds S
-// by at most the part of its last row past the share's end. The seed stores each warp's first row
+// (tiles of at most 32 rows and 32 * csr_i_entries_per_thread entries). A row belongs to one warp,
+// so no row is split between warps: no atomics, the same bits on every run; a warp's share exceeds
+// S by at most the part of its last row past the share's end. The seed stores each warp's first row
 // at setup; here each warp finds it per call (a 32-ary search by the warp over the row pointer, two
 // steps for a matrix of up to 1 024 rows), so no setup and no memory.
 
@@ -228,8 +228,8 @@ void split_emulate(const BatchView<V, I>& B, int G, V alpha, const V* x, V beta,
         for (int w = 0; w < warps; ++w) {
           const std::int64_t r_begin = w == 0 ? 0 : first_row(w * share);
           const std::int64_t r_end = w == warps - 1 ? m : first_row((w + 1) * share);
-          tiled_detail::walk_rows(rp, cols, vals, xb, yb, r_begin, r_end, 32, kCsrIEntriesPerThread,
-                                  alpha, beta, st);
+          tiled_detail::walk_rows(rp, cols, vals, xb, yb, r_begin, r_end, 32,
+                                  csr_i_entries_per_thread(sizeof(V)), alpha, beta, st);
         }
       });
   if (stats) *stats = st;
