@@ -906,6 +906,12 @@ TEST(BatchedPlan, SharedMemoryAndPlanChecks) {
   EXPECT_EQ(code(p, Format::csr, 4), status::invalid_argument);
   p.kernel = Kernel::csr_i;  // its tiles are a warp's: no named barrier, no such limit
   EXPECT_EQ(code(p, Format::csr, 4), status::success);
+  // But in double its work space (8 entries a thread) does not fit a block of 1024 threads.
+  EXPECT_EQ(plan_shared_bytes(p, 8), 1024u * (8 * 8 + 4) + 32u * (8 + 8));
+  EXPECT_EQ(code(p, Format::csr, 8), status::invalid_argument);
+  p.block_threads = 512;
+  EXPECT_EQ(code(p, Format::csr, 8), status::success);
+  p.block_threads = 1024;
   p.kernel = Kernel::csr_scalar;  // no group barriers: fine
   EXPECT_EQ(code(p, Format::csr, 4), status::success);
   p.kernel = Kernel::auto_select;
