@@ -134,13 +134,24 @@ std::vector<Plan> plans_for(const batched::Features& f, Format format, std::size
       // double at 1024 threads) is refused by check_plan; the CPU tests check that refusal.
       if (batched::plan_shared_bytes(p, vbytes) <= batched::kStageBytesLimit) out.push_back(p);
     }
+    // The tile kernels' 64-bit local-index path, which only batches of more than 2^31 rows,
+    // columns or entries take on their own.
+    if (kd.kernel == batched::Kernel::csr_tiled || kd.kernel == batched::Kernel::csr_i)
+      for (int group : {64, 256}) {
+        Plan p;
+        p.kernel = kd.kernel;
+        p.block_threads = 256;
+        p.group_threads = group;
+        p.local_index_64 = true;
+        out.push_back(p);
+      }
   }
   return out;
 }
 
 std::string describe(const Plan& p) {
   return std::string(batched::kernel_name(p.kernel)) + " group " + std::to_string(p.group_threads) +
-         (p.stage_x ? " staged" : "");
+         (p.stage_x ? " staged" : "") + (p.local_index_64 ? " 64-bit local" : "");
 }
 
 template <class V, class I>

@@ -503,14 +503,15 @@ void apply(const BatchView<V, I>& batch, const Plan& plan, V alpha, const V* x, 
     const CsrAccess<V, I> a(batch);
     using Fn = KernelFn<CsrAccess<V, I>, V>;
     Fn fn;
+    const bool local32 = tiled_local32(batch) && !plan.local_index_64;
     if (plan.kernel == Kernel::csr_tiled) {
-      if (tiled_local32(batch))
+      if (local32)
         fn = plan.stage_x ? csr_tiled_kernel<true, int, V, I> : csr_tiled_kernel<false, int, V, I>;
       else
         fn = plan.stage_x ? csr_tiled_kernel<true, std::int64_t, V, I>
                           : csr_tiled_kernel<false, std::int64_t, V, I>;
     } else if (plan.kernel == Kernel::csr_i) {
-      if (tiled_local32(batch))
+      if (local32)
         fn = plan.stage_x ? csr_i_kernel<true, int, V, I>() : csr_i_kernel<false, int, V, I>();
       else
         fn = plan.stage_x ? csr_i_kernel<true, std::int64_t, V, I>()

@@ -217,6 +217,9 @@ struct Plan {
   int group_threads = 32;
   bool stage_x = false;
   std::int64_t stage_cols = 0;
+  // csr_tiled, csr_i: 64-bit indices local to a matrix even where the batch's sizes allow 32-bit
+  // ones (tiled_local32). Slower; there so that tests can run the 64-bit path on small batches.
+  bool local_index_64 = false;
   int matrices_per_block() const { return block_threads / group_threads; }
 };
 
