@@ -365,7 +365,7 @@ constexpr double kCsrIMinMeanRowNnz = 8.0;
 // this many entries of a matrix of the mean size (six one-warp tiles in float, three in double).
 // In the sweep at 89cb4a9 (same folder, run E) the best csr_i group on the `wide` batches of
 // 611 / 2 568 / 10 247 entries a matrix was 64 or 32 (double / float, 4 % apart) / 128 / 256;
-// this gives 32 / 128 / 256 (640 entries a warp gave 256 for 2 568: 10 % slower in float). Run G
+// this gives 32 / 128 / 256 (640 entries a warp gave 256 for 2 568: 12 % slower in float). Run G
 // (8 entries a thread in double) kept the same best groups within 2 %.
 constexpr double kCsrIEntriesPerWarp = 768.0;
 // csr_tiled's group when forced: the smallest power of two (32..256 threads) with which a matrix

@@ -400,7 +400,7 @@ __device__ __forceinline__ void csr_i_walk(const CsrAccess<V, I>& a, const Scala
 
 // csr_i's kernels, one register cap a precision (measured on an H100,
 // bench/results/2026-11-27-h100-batched-csr-i/, runs B and G): float, 4 entries a thread, at most
-// 48 registers (1 280 threads an SM; 32 spilled and was slowest, 64 was 3-16 % slower); double,
+// 48 registers (1 280 threads an SM; 32 spilled and was slowest, 64 was 2-20 % slower); double,
 // 8 entries a thread, at most 64 (with 48 registers 8 entries spilled and were slower than 4).
 template <bool Stage, class L, class I>
 __global__ __maxnreg__(48) void csr_i_float_kernel(CsrAccess<float, I> a, Scalars<float> s) {

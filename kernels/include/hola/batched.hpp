@@ -231,8 +231,8 @@ inline constexpr std::size_t kStageBytesLimit = 48 * 1024;
 inline constexpr int kTiledEntriesPerThread = 4;
 // csr_i: a warp's tile holds up to csr_i_entries_per_thread(sizeof(V)) * 32 entries: 8 a thread
 // in double, 4 in float. On an H100 (bench/results/2026-11-27-h100-batched-csr-i/, run G) double
-// was 12-17 % faster with 8 than with 4 on the `wide` batches (8 needs the 64-register cap of the
-// double kernel); float was 0-8 % slower with 6 or 8.
+// took 16-18 % less time with 8 than with 4 on the `wide` batches (8 needs the 64-register cap of
+// the double kernel); float was 6-14 % slower with 8, and 6 tied with 4 at best.
 HOLA_BATCHED_HD constexpr int csr_i_entries_per_thread(std::size_t value_bytes) {
   return value_bytes == 8 ? 8 : 4;
 }
