@@ -291,7 +291,7 @@ TYPED_TEST(BatchedTest, CsrIEmulationRandomAndShared) {
 }
 
 // csr_i's share: the smallest S with warps * S >= entries (every entry in some warp's share).
-TEST(BatchedSplit, SharesCoverEveryEntryOnce) {
+TEST(BatchedSplit, ShareIsTheSmallestThatCoversEveryEntry) {
   EXPECT_EQ(split_share<std::int64_t>(0, 8), 0);
   EXPECT_EQ(split_share<std::int64_t>(1, 8), 1);
   EXPECT_EQ(split_share<std::int64_t>(16, 8), 2);

@@ -241,9 +241,10 @@ HOLA_BATCHED_HD constexpr int csr_i_entries_per_thread(std::size_t value_bytes) 
 inline constexpr int kTiledMaxGroupsPerBlock = 15;
 
 // Shared memory of csr_tiled's (and csr_i's) work space for a block (bytes), in this order, 16-byte
-// aligned after the staged x (kernels/cuda/batched/batched_kernels.cuh): the tiles' products (4 a
-// thread), a partial sum a warp, the tiles' row ends (one a thread), two counters a warp.
-// entries_per_thread: kTiledEntriesPerThread for csr_tiled, csr_i_entries_per_thread for csr_i.
+// aligned after the staged x (kernels/cuda/batched/batched_kernels.cuh): the tiles' products
+// (entries_per_thread a thread: kTiledEntriesPerThread for csr_tiled, csr_i_entries_per_thread for
+// csr_i), a partial sum a warp, the tiles' row ends (one a thread), two counters a warp (csr_i
+// leaves the last two unused but keeps the layout).
 HOLA_BATCHED_HD constexpr std::size_t tiled_work_bytes(
     int block_threads, std::size_t value_bytes, int entries_per_thread = kTiledEntriesPerThread) {
   const auto bt = static_cast<std::size_t>(block_threads);
