@@ -5,7 +5,10 @@ Usage: python3 bench/selector/corpus.py [--count 300] [--seed 2026] [--out FILE]
 
 Every generated family of docs/architecture.md, "Test matrices" (2D/3D stencils, banded from sigma = 10 to
 uniform, R-MAT, circuit-like, arrow, rectangular wide and tall, random row lengths, single
-row / column), sizes log-uniform between 10 k and 20 M nonzeros plus a few up to 50 M. The
+row / column), finite-element-like block rows (elasticity: 27-point node coupling, 1-6 unknowns
+a node), heavy-tailed (Pareto) row lengths, and a quarter of the stencils and block matrices
+randomly renumbered (perm=SEED: the same matrix without its banded order); sizes log-uniform
+between 10 k and 20 M nonzeros plus a few up to 60 M. The
 same seed gives the same list. Lines are "name spec"; the order is shuffled so that a run cut
 short by hola-bench's --time-budget-s still spans the families. The real matrices are not listed:
 scripts/selector-device.sh passes HOLA_MATRICES_DIR to hola-bench as well.
@@ -17,14 +20,17 @@ import sys
 
 MIN_NNZ = 10_000
 MAX_NNZ = 20_000_000  # the bulk of the corpus
-HUGE_NNZ = 50_000_000  # a few matrices between MAX_NNZ and this
-HUGE_SHARE = 0.02
+HUGE_NNZ = 60_000_000  # a few matrices between MAX_NNZ and this
+HUGE_SHARE = 0.04
+PERMUTED_SHARE = 0.25  # of the stencil and block families
 
 # Share of the corpus per family (degenerate shapes get a few matrices each).
 FAMILY_WEIGHTS = {
     "poisson2d": 1.0,
     "poisson3d": 1.0,
     "stencil27": 1.0,
+    "elasticity": 1.0,
+    "powerlaw": 1.0,
     "banded": 2.5,
     "rect": 1.5,
     "rmat": 1.5,
@@ -58,8 +64,33 @@ def stencil_spec(rng, family, nnz, per_row, dims):
     return spec, math.prod(sides) * per_row
 
 
+def permuted(rng, spec, est, what, seed):
+    """The same matrix renumbered by a random permutation, for a share of the calls."""
+    if rng.random() < PERMUTED_SHARE:
+        return f"{spec},perm={seed}", est, f"{what}, permuted"
+    return spec, est, what
+
+
 def make_spec(rng, family, nnz, seed):
     """(spec, estimated nnz, short description) of one matrix of `family` near `nnz`."""
+    spec, est, what = make_unpermuted_spec(rng, family, nnz, seed)
+    if family in ("poisson2d", "poisson3d", "stencil27", "elasticity"):
+        return permuted(rng, spec, est, what, seed)
+    return spec, est, what
+
+
+def make_unpermuted_spec(rng, family, nnz, seed):
+    if family == "elasticity":
+        block = rng.choice([1, 2, 3, 3, 4, 6])
+        per_row = 27 * block
+        spec, est = stencil_spec(rng, family, nnz / block, per_row, 3)
+        return f"{spec},block={block}", est * block, f"{block} unknowns a node"
+    if family == "powerlaw":
+        mean = round(log_uniform(rng, 3, 48), 1)
+        tail = rng.choice([1.3, 1.6, 2.0, 3.0])
+        rows = max(1000, round(nnz / mean))
+        spec = f"powerlaw:rows={rows},mean={mean},tail={tail},seed={seed}"
+        return spec, rows * mean, f"tail {tail}"
     if family == "poisson2d":
         spec, est = stencil_spec(rng, family, nnz, 5, 2)
         return spec, est, "5-point"

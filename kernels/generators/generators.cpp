@@ -56,6 +56,10 @@ enum class Tag : u64 {
   single_row,
   single_column,
   one_full_row,
+  powerlaw_lengths,
+  powerlaw_cols,
+  powerlaw_values,
+  permutation,
 };
 
 // splitmix64: tiny state, passes BigCrush, and cheap to seed per row.
@@ -380,6 +384,9 @@ struct Family {
   std::function<Csr64(const Params&)> build;
 };
 
+// Accepted by every family: the matrix P A P^T for a random permutation P from the seed.
+constexpr KeyDef kPermKey{"perm", "", "rows and columns renumbered by a random permutation"};
+
 const std::vector<Family>& families() {
   static const std::vector<Family> f = {
       {"poisson2d",
@@ -399,6 +406,28 @@ const std::vector<Family>& families() {
        [](const Params& p) {
          const i64 n = p.integer("n", 128);
          return stencil27(p.integer("nx", n), p.integer("ny", n), p.integer("nz", n));
+       }},
+      {"elasticity",
+       {{"n", "48", "node grid side"},
+        {"nx", "", "=n"},
+        {"ny", "", "=n"},
+        {"nz", "", "=n"},
+        {"block", "3", "unknowns per node"}},
+       [](const Params& p) {
+         const i64 n = p.integer("n", 48);
+         return elasticity(p.integer("nx", n), p.integer("ny", n), p.integer("nz", n),
+                           p.small_int("block", 3));
+       }},
+      {"powerlaw",
+       {{"rows", "1048576", ""},
+        {"cols", "", "=rows"},
+        {"mean", "16", "mean row length (before capping at cols)"},
+        {"tail", "1.5", "Pareto tail index of the row lengths"},
+        {"seed", "1", ""}},
+       [](const Params& p) {
+         const i64 rows = p.integer("rows", 1048576);
+         return powerlaw_rows(rows, p.integer("cols", rows), p.real("mean", 16.0),
+                              p.real("tail", 1.5), p.seed());
        }},
       {"banded",
        {{"rows", "1048576", ""},
@@ -510,6 +539,117 @@ Csr64 poisson3d(i64 nx, i64 ny, i64 nz) {
 
 Csr64 stencil27(i64 nx, i64 ny, i64 nz) {
   return guarded("stencil27", [&] { return stencil("stencil27", nx, ny, nz, true, 26.0); });
+}
+
+Csr64 elasticity(i64 nx, i64 ny, i64 nz, int block) {
+  constexpr const char* where = "elasticity";
+  require(nx >= 0 && ny >= 0 && nz >= 0, where, "grid sizes must be >= 0");
+  require(block >= 1 && block <= 64, where,
+          "block must be in [1, 64], got " + std::to_string(block));
+  return guarded(where, [&] {
+    // The 27-point node graph, each coupling a dense block x block: node k's dof d is row
+    // k * block + d, and a node's columns are its neighbours' dofs in node order.
+    const Csr64 nodes = stencil(where, nx, ny, nz, true, 1.0);
+    const i64 b = block;
+    Csr64 m =
+        make_shell(checked_product(nodes.rows, b, where), checked_product(nodes.rows, b, where));
+    checked_product(nodes.nnz(), b * b, where);
+    for (i64 k = 0; k < nodes.rows; ++k)
+      for (i64 d = 0; d < b; ++d)
+        m.row_ptr[k * b + d + 1] = (nodes.row_ptr[k + 1] - nodes.row_ptr[k]) * b;
+    finish_offsets(m);
+#pragma omp parallel for if (m.rows > kSerialBelow) schedule(static)
+    for (i64 k = 0; k < nodes.rows; ++k)
+      for (i64 d = 0; d < b; ++d) {
+        const i64 row = k * b + d;
+        i64 p = m.row_ptr[row];
+        for (i64 q = nodes.row_ptr[k]; q < nodes.row_ptr[k + 1]; ++q)
+          for (i64 e = 0; e < b; ++e) {
+            const i64 col = nodes.col_idx[q] * b + e;
+            m.col_idx[p] = col;
+            // Symmetric and diagonally dominant: 27 b on the diagonal, -1 elsewhere.
+            m.values[p] = col == row ? 27.0 * static_cast<double>(b) : -1.0;
+            ++p;
+          }
+      }
+    return m;
+  });
+}
+
+Csr64 powerlaw_rows(i64 rows, i64 cols, double mean, double tail, std::uint64_t seed) {
+  constexpr const char* where = "powerlaw_rows";
+  require(rows >= 0 && cols >= 1, where, "need rows >= 0 and cols >= 1");
+  require(mean >= 1.0 && mean <= static_cast<double>(cols), where,
+          "mean must be in [1, cols], got " + std::to_string(mean));
+  require(tail > 1.0 && tail <= 8.0, where, "tail must be in (1, 8], got " + std::to_string(tail));
+  return guarded(where, [&] {
+    Csr64 m = make_shell(rows, cols);
+    // Pareto lengths, P(L > x) = (x_min / x)^tail, whose mean is x_min tail / (tail - 1). The
+    // quantile u^(-1 / tail) is this file's one use of libm (exp2, log2: not correctly rounded
+    // everywhere). It is rounded down to an integer at once, so another libm can change a
+    // length only where the quantile lies within a few ulp of an integer: a chance of about
+    // 2^-40 a row.
+    const double x_min = std::max(1.0, mean * (tail - 1.0) / tail);
+    Rng lengths = stream(seed, Tag::powerlaw_lengths, 0);
+    i64 total = 0;
+    for (i64 i = 0; i < rows; ++i) {
+      const double u = static_cast<double>((lengths.next() >> 11) + 1) * 0x1p-53;  // (0, 1]
+      const double len = x_min / std::exp2(std::log2(u) / tail);
+      const i64 l = len >= static_cast<double>(cols) ? cols : static_cast<i64>(len);
+      m.row_ptr[i + 1] = std::max<i64>(1, l);
+      total += m.row_ptr[i + 1];
+      require(total <= kMaxEntries, where, "too many entries");
+    }
+    finish_offsets(m);
+#pragma omp parallel for if (total > kSerialBelow) schedule(dynamic, 256)
+    for (i64 i = 0; i < rows; ++i) {
+      Rng rng = stream(seed, Tag::powerlaw_cols, static_cast<u64>(i));
+      std::vector<i64> buf;
+      distinct_uniform(rng, m.row_ptr[i + 1] - m.row_ptr[i], cols, buf);
+      Rng vals = stream(seed, Tag::powerlaw_values, static_cast<u64>(i));
+      for (std::size_t k = 0; k < buf.size(); ++k) {
+        m.col_idx[m.row_ptr[i] + static_cast<i64>(k)] = buf[k];
+        m.values[m.row_ptr[i] + static_cast<i64>(k)] = vals.value();
+      }
+    }
+    return m;
+  });
+}
+
+Csr64 permute_symmetric(const Csr64& a, std::uint64_t seed) {
+  constexpr const char* where = "permute_symmetric";
+  require(a.rows == a.cols, where,
+          "needs a square matrix, got " + std::to_string(a.rows) + " x " + std::to_string(a.cols));
+  return guarded(where, [&] {
+    const i64 n = a.rows;
+    // Fisher-Yates: old index i becomes new index perm[i].
+    std::vector<i64> perm(static_cast<std::size_t>(n));
+    for (i64 i = 0; i < n; ++i) perm[i] = i;
+    Rng rng = stream(seed, Tag::permutation, 0);
+    for (i64 i = n - 1; i > 0; --i)
+      std::swap(perm[i], perm[static_cast<i64>(rng.below(static_cast<u64>(i + 1)))]);
+    std::vector<i64> old_of(static_cast<std::size_t>(n));
+    for (i64 i = 0; i < n; ++i) old_of[perm[i]] = i;
+    Csr64 m = make_shell(n, n);
+    for (i64 r = 0; r < n; ++r) m.row_ptr[r + 1] = a.row_ptr[old_of[r] + 1] - a.row_ptr[old_of[r]];
+    finish_offsets(m);
+#pragma omp parallel for if (n > kSerialBelow) schedule(static)
+    for (i64 r = 0; r < n; ++r) {
+      const i64 src = old_of[r];
+      std::vector<std::pair<i64, double>> row;
+      row.reserve(static_cast<std::size_t>(a.row_ptr[src + 1] - a.row_ptr[src]));
+      for (i64 p = a.row_ptr[src]; p < a.row_ptr[src + 1]; ++p)
+        row.emplace_back(perm[a.col_idx[p]], a.values[p]);
+      std::sort(row.begin(), row.end());
+      i64 p = m.row_ptr[r];
+      for (const auto& [c, v] : row) {
+        m.col_idx[p] = c;
+        m.values[p] = v;
+        ++p;
+      }
+    }
+    return m;
+  });
 }
 
 Csr64 banded_normal(i64 rows, int per_row, double sigma, std::uint64_t seed) {
@@ -936,7 +1076,7 @@ Csr64 from_spec(const std::string& spec) {
     fail(status::invalid_argument, "hola::gen::from_spec: unknown family '" + name + "' in '" +
                                        spec + "' (valid: " + names + ")");
   }
-  const std::string valid = key_list(*fam);
+  const std::string valid = key_list(*fam) + ", " + kPermKey.name;
   Params p(fam->name, valid);
   const std::string body = colon == std::string::npos ? "" : trim(spec.substr(colon + 1));
   std::size_t start = 0;
@@ -948,7 +1088,7 @@ Csr64 from_spec(const std::string& spec) {
     const auto eq = item.find('=');
     const std::string key = trim(item.substr(0, eq));
     const std::string value = eq == std::string::npos ? "" : trim(item.substr(eq + 1));
-    bool known = false;
+    bool known = key == kPermKey.name;
     for (const auto& k : fam->keys) known = known || key == k.name;
     if (!known)
       fail(status::invalid_argument, "hola::gen::from_spec: " + name + ": unknown key '" + key +
@@ -963,7 +1103,10 @@ Csr64 from_spec(const std::string& spec) {
                                          ")");
   }
   try {
-    return fam->build(p);
+    if (!p.has(kPermKey.name)) return fam->build(p);
+    const u64 perm_seed = p.seed(kPermKey.name);
+    p.kv.erase(kPermKey.name);
+    return permute_symmetric(fam->build(p), perm_seed);
   } catch (const error& e) {
     // Generator argument errors get the spec and the valid keys; parse errors have them.
     if (e.code() != status::invalid_argument ||
@@ -988,6 +1131,7 @@ std::vector<std::string> spec_help() {
     }
     lines.push_back(s);
   }
+  lines.push_back(std::string("any square family, ") + kPermKey.name + "=SEED: " + kPermKey.note);
   return lines;
 }
 

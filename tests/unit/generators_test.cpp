@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <map>
 #include <set>
 #include <string>
 #include <tuple>
@@ -155,6 +156,105 @@ TEST(Generators, Stencil27Counts) {
         EXPECT_EQ(m.values[p], m.col_idx[p] == i ? 26.0 : -1.0);
   }
   EXPECT_EQ(max_row(gen::stencil27(4, 4, 4)), 27);
+}
+
+TEST(Generators, ElasticityBlockRows) {
+  for (auto [n, block] : {std::pair<i64, int>{4, 3}, {3, 1}, {2, 2}, {1, 3}}) {
+    const Csr64 m = gen::elasticity(n, n, n, block);
+    const Csr64 nodes = gen::stencil27(n, n, n);
+    EXPECT_VALID(m);
+    ASSERT_EQ(m.rows, nodes.rows * block);
+    EXPECT_EQ(m.nnz(), nodes.nnz() * block * block);
+    for (i64 i = 0; i < m.rows; ++i) {
+      const i64 node = i / block;
+      // Each row: the node's 27-point neighbours, every one with all `block` unknowns.
+      ASSERT_EQ(row_len(m, i), row_len(nodes, node) * block);
+      for (i64 q = 0; q < row_len(nodes, node); ++q)
+        for (int e = 0; e < block; ++e) {
+          const i64 p = m.row_ptr[i] + q * block + e;
+          EXPECT_EQ(m.col_idx[p], nodes.col_idx[nodes.row_ptr[node] + q] * block + e);
+          EXPECT_EQ(m.values[p], m.col_idx[p] == i ? 27.0 * block : -1.0);
+        }
+    }
+  }
+  EXPECT_EQ(max_row(gen::elasticity(4, 4, 4)), 81);
+  EXPECT_THROW(gen::elasticity(2, 2, 2, 0), hola::error);
+  EXPECT_THROW(gen::elasticity(-1, 2, 2), hola::error);
+}
+
+TEST(Generators, PowerlawRowsHeavyTail) {
+  const Csr64 m = gen::powerlaw_rows(200000, 200000, 16.0, 1.5, 3);
+  EXPECT_VALID(m);
+  EXPECT_EQ(empty_rows(m), 0);
+  const double mean = static_cast<double>(m.nnz()) / static_cast<double>(m.rows);
+  EXPECT_GT(mean, 10.0);  // a tail of 1.5 has a slowly converging mean; lengths are floored
+  EXPECT_LT(mean, 24.0);
+  // Heavy tail: the longest row is far above the mean, and about (x_min / x)^1.5 of the rows
+  // are longer than x (x_min = 16 / 3).
+  EXPECT_GT(max_row(m), 100 * 16);
+  i64 longer = 0;
+  for (i64 i = 0; i < m.rows; ++i) longer += row_len(m, i) > 160;
+  const double expected = std::pow(16.0 / 3.0 / 160.0, 1.5) * static_cast<double>(m.rows);
+  EXPECT_NEAR(static_cast<double>(longer), expected, 0.25 * expected);
+  EXPECT_TRUE(identical(m, gen::powerlaw_rows(200000, 200000, 16.0, 1.5, 3)));
+  EXPECT_FALSE(identical(m, gen::powerlaw_rows(200000, 200000, 16.0, 1.5, 4)));
+  // Capped at cols; a wide rectangle.
+  const Csr64 narrow = gen::powerlaw_rows(1000, 50, 8.0, 1.2, 1);
+  EXPECT_VALID(narrow);
+  EXPECT_LE(max_row(narrow), 50);
+  EXPECT_VALID(gen::powerlaw_rows(100, 100000, 4.0, 2.0, 1));
+  EXPECT_EQ(gen::powerlaw_rows(0, 10, 2.0, 2.0, 1).nnz(), 0);
+  EXPECT_THROW(gen::powerlaw_rows(10, 10, 0.5, 2.0, 1), hola::error);
+  EXPECT_THROW(gen::powerlaw_rows(10, 10, 4.0, 1.0, 1), hola::error);
+  EXPECT_THROW(gen::powerlaw_rows(10, 10, 40.0, 2.0, 1), hola::error);
+}
+
+TEST(Generators, PermuteSymmetricIsASimilarity) {
+  const Csr64 a = gen::banded_normal(3000, 6, 20.0, 5);
+  const Csr64 b = gen::permute_symmetric(a, 9);
+  EXPECT_VALID(b);
+  ASSERT_EQ(b.rows, a.rows);
+  ASSERT_EQ(b.nnz(), a.nnz());
+  // Recover the permutation from the diagonal-free fingerprint: every entry (i, j, v) of A must
+  // appear as (p(i), p(j), v) in B. Row lengths give p up to rows of equal length, so check via
+  // sums: B's entries form the same multiset of values, and B x' = (A x)' for x' = P x.
+  std::vector<double> x(static_cast<std::size_t>(a.rows));
+  for (i64 i = 0; i < a.rows; ++i) x[i] = 1.0 + static_cast<double>(i % 97) / 7.0;
+  std::vector<double> ax(x.size(), 0.0);
+  for (i64 i = 0; i < a.rows; ++i)
+    for (i64 p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) ax[i] += a.values[p] * x[a.col_idx[p]];
+  // P from the spec equals the one permute_symmetric uses: find p(i) as the row of B whose
+  // entries match row i of A (values are random, so a row's value list identifies it).
+  std::map<std::vector<double>, i64> row_of;
+  for (i64 r = 0; r < b.rows; ++r) {
+    std::vector<double> v(b.values.begin() + b.row_ptr[r], b.values.begin() + b.row_ptr[r + 1]);
+    std::sort(v.begin(), v.end());
+    row_of[v] = r;
+  }
+  std::vector<i64> perm(static_cast<std::size_t>(a.rows), -1);
+  for (i64 i = 0; i < a.rows; ++i) {
+    std::vector<double> v(a.values.begin() + a.row_ptr[i], a.values.begin() + a.row_ptr[i + 1]);
+    std::sort(v.begin(), v.end());
+    ASSERT_TRUE(row_of.count(v)) << "row " << i << " lost";
+    perm[i] = row_of[v];
+  }
+  std::vector<double> px(x.size()), bpx(x.size(), 0.0);
+  for (i64 i = 0; i < a.rows; ++i) px[perm[i]] = x[i];
+  for (i64 r = 0; r < b.rows; ++r)
+    for (i64 p = b.row_ptr[r]; p < b.row_ptr[r + 1]; ++p) bpx[r] += b.values[p] * px[b.col_idx[p]];
+  i64 moved = 0;
+  for (i64 i = 0; i < a.rows; ++i) {
+    EXPECT_NEAR(bpx[perm[i]], ax[i], 1e-12 * (1.0 + std::fabs(ax[i])));
+    moved += perm[i] != i;
+  }
+  EXPECT_GT(moved, a.rows / 2);
+  // The spec key: any square family, reproducible, refused for rectangles.
+  EXPECT_TRUE(identical(gen::from_spec("banded:rows=3000,per_row=6,sigma=20,seed=5,perm=9"), b));
+  const Csr64 p3 = gen::from_spec("poisson3d:n=6,perm=2");
+  EXPECT_VALID(p3);
+  EXPECT_EQ(p3.nnz(), gen::poisson3d(6, 6, 6).nnz());
+  EXPECT_THROW(gen::from_spec("random:rows=10,cols=20,per_row=2,perm=1"), hola::error);
+  EXPECT_THROW(gen::from_spec("poisson3d:n=6,perm=x"), hola::error);
 }
 
 TEST(Generators, StencilInvalidSizes) {
@@ -588,6 +688,8 @@ TEST(GeneratorSpec, HelpListsEveryFamilyAndKey) {
       {"poisson2d", {"n", "nx", "ny"}},
       {"poisson3d", {"n", "nx", "ny", "nz"}},
       {"stencil27", {"n", "nx", "ny", "nz"}},
+      {"elasticity", {"n", "nx", "ny", "nz", "block"}},
+      {"powerlaw", {"rows", "cols", "mean", "tail", "seed"}},
       {"banded", {"rows", "per_row", "sigma", "seed"}},
       {"random", {"rows", "cols", "per_row", "seed"}},
       {"rmat", {"scale", "ef", "a", "b", "c", "noise", "seed"}},
@@ -600,14 +702,15 @@ TEST(GeneratorSpec, HelpListsEveryFamilyAndKey) {
       {"single_column", {"rows", "seed"}},
       {"one_full_row", {"rows", "cols", "row", "seed"}},
   };
-  ASSERT_EQ(lines.size(), expected.size());
-  for (std::size_t k = 0; k < lines.size(); ++k) {
+  ASSERT_EQ(lines.size(), expected.size() + 1);  // the last line: perm, for every family
+  EXPECT_NE(lines.back().find("perm=SEED"), std::string::npos) << lines.back();
+  for (std::size_t k = 0; k < expected.size(); ++k) {
     EXPECT_EQ(lines[k].rfind(expected[k].first + ":", 0), 0u) << lines[k];
     for (const auto& key : expected[k].second)
       EXPECT_NE(lines[k].find(" " + key), std::string::npos) << lines[k] << " lacks " << key;
   }
-  EXPECT_NE(lines[3].find("sigma=10"), std::string::npos);
-  EXPECT_NE(lines[5].find("scale=21"), std::string::npos);
+  EXPECT_NE(lines[5].find("sigma=10"), std::string::npos);
+  EXPECT_NE(lines[7].find("scale=21"), std::string::npos);
 }
 
 }  // namespace

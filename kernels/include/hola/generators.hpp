@@ -37,6 +37,22 @@ Csr64 rmat(int scale, int edge_factor, std::uint64_t seed, double a = 0.57, doub
 Csr64 rmat(int scale, int edge_factor, std::uint64_t seed, double a, double b, double c,
            double noise);
 
+// Finite-element-like block rows: a nx x ny x nz grid of nodes with `block` unknowns each (3 for
+// 3D elasticity), every node coupled to its 27-point neighbours by a dense block x block block,
+// so interior rows hold 27 block entries (81 for block = 3). Symmetric, 27 block on the
+// diagonal, -1 elsewhere.
+Csr64 elasticity(std::int64_t nx, std::int64_t ny, std::int64_t nz, int block = 3);
+
+// rows x cols with heavy-tailed (Pareto, Zipf-like) row lengths: P(length > x) = (x_min / x)^tail
+// with x_min set for a mean of `mean` (tail in (1, 8]; lengths at least 1, capped at cols),
+// distinct uniformly random columns, values uniform in [-1, 1].
+Csr64 powerlaw_rows(std::int64_t rows, std::int64_t cols, double mean, double tail,
+                    std::uint64_t seed);
+
+// P A P^T for a random permutation P from `seed`: the same matrix with rows and columns
+// renumbered alike (square matrices only), rows sorted again. In specs: any family's key perm=SEED.
+Csr64 permute_symmetric(const Csr64& a, std::uint64_t seed);
+
 // Circuit-like, square: a fraction of empty rows, short rows of random (geometric) length with
 // mean `mean_len` (>= 1: the diagonal, mostly near neighbours, a few far columns), and
 // `long_rows` very long rows at pseudo-random positions with `long_len` uniformly spread
@@ -63,10 +79,11 @@ Csr64 single_column(std::int64_t rows, std::uint64_t seed);                 // r
 Csr64 one_full_row(std::int64_t rows, std::int64_t cols, std::int64_t row, std::uint64_t seed);
 
 // Generator specs, e.g. "poisson3d:n=200", "banded:rows=1048576,per_row=22,sigma=1000,seed=1",
-// "rmat:scale=21,ef=16". Unknown names or keys, bad numbers and invalid sizes throw
-// status::invalid_argument. The anchor matrices (docs/architecture.md): poisson3d:n=64,
-// poisson3d:n=200, stencil27:n=128, banded:rows=1048576,per_row=22,sigma=10 (1000, 40000, uniform),
-// rmat:scale=21,ef=16, circuit:rows=4000000,mean=4.4, banded:rows=20000,per_row=10,sigma=50.
+// "rmat:scale=21,ef=16", "elasticity:n=64", "poisson3d:n=100,perm=7". Unknown names or keys, bad
+// numbers and invalid sizes throw status::invalid_argument. The anchor matrices
+// (docs/architecture.md): poisson3d:n=64, poisson3d:n=200, stencil27:n=128,
+// banded:rows=1048576,per_row=22,sigma=10 (1000, 40000, uniform), rmat:scale=21,ef=16,
+// circuit:rows=4000000,mean=4.4, banded:rows=20000,per_row=10,sigma=50.
 Csr64 from_spec(const std::string& spec);
 // One line per family: name and keys with defaults.
 std::vector<std::string> spec_help();
