@@ -144,7 +144,7 @@ def make_unpermuted_spec(rng, family, nnz, seed):
     if family == "random_nnz":
         rows = max(10, round(nnz / log_uniform(rng, 2, 200)))
         cols = max(10, round(rows * log_uniform(rng, 0.25, 4)))
-        total = round(nnz)
+        total = min(round(nnz), rows * cols)  # small shapes cannot hold more
         return f"random_nnz:rows={rows},cols={cols},nnz={total},seed={seed}", total, "random"
     if family == "single_row":
         cols = round(nnz)
