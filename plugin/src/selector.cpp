@@ -101,6 +101,22 @@ KernelSelection adjust_for_offset_width(KernelSelection chosen, Op op, bool wide
   return chosen;
 }
 
+KernelSelection adjust_transpose_for_short_rows(KernelSelection chosen, Op op, bool wide_offsets,
+                                                const RowLengthStats& s) {
+  if (op != Op::T || wide_offsets || chosen.name == kScalar || s.rows == 0 ||
+      s.max_row > kShortRowsTransposeMaxRow || s.nnz < kShortRowsTransposeMinNnz)
+    return chosen;
+  chosen.reason += "; op T, rows of at most " + std::to_string(kShortRowsTransposeMaxRow) +
+                   " entries, " + std::to_string(s.nnz) + " nonzeros -> " + kScalar;
+  // The race (on request) still weighs the tree's pick against it.
+  std::vector<std::string> alternatives{chosen.name};
+  for (const std::string& a : chosen.alternatives)
+    if (a != kScalar && a != chosen.name) alternatives.push_back(a);
+  chosen.name = kScalar;
+  chosen.alternatives = alternatives;
+  return chosen;
+}
+
 template <class V, class I, class O>
 KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>& A, void* stream) {
   if (A.memory == Memory::host) {
@@ -128,7 +144,9 @@ KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>
   const bool single = std::is_same_v<V, float>, vendor = std::is_same_v<I, O>;
   choice.n = adjust_for_offset_width(select_device_kernel(Op::N, single, vendor, choice.features),
                                      Op::N, sizeof(O) == 8, A.nnz);
-  choice.t = select_device_kernel(Op::T, single, vendor, choice.features);
+  choice.t =
+      adjust_transpose_for_short_rows(select_device_kernel(Op::T, single, vendor, choice.features),
+                                      Op::T, sizeof(O) == 8, choice.features.lengths);
   return choice;
 }
 

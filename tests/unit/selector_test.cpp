@@ -283,6 +283,29 @@ TEST(Selector, WideOffsetsReplaceScalarOnLargeMatrices) {
   EXPECT_EQ(kept.reason, "tree");
 }
 
+TEST(Selector, ShortRowsTakeScalarForLargeTransposes) {
+  hola::RowLengthStats s;
+  s.rows = 1 << 16;
+  s.nnz = hola::kShortRowsTransposeMinNnz;
+  s.max_row = hola::kShortRowsTransposeMaxRow;
+  const hola::KernelSelection tree{"hola", "tree", {"vector", "cusparse"}};
+  const auto t = hola::adjust_transpose_for_short_rows(tree, hola::Op::T, false, s);
+  EXPECT_EQ(t.name, "scalar");
+  EXPECT_NE(t.reason.find("op T, rows of at most 8"), std::string::npos) << t.reason;
+  EXPECT_EQ(t.alternatives, (std::vector<std::string>{"hola", "vector", "cusparse"}));
+  // Not for op N, 64-bit offsets, a longer row or a matrix the gather takes.
+  EXPECT_EQ(hola::adjust_transpose_for_short_rows(tree, hola::Op::N, false, s).name, "hola");
+  EXPECT_EQ(hola::adjust_transpose_for_short_rows(tree, hola::Op::T, true, s).name, "hola");
+  hola::RowLengthStats longer = s;
+  longer.max_row = hola::kShortRowsTransposeMaxRow + 1;
+  EXPECT_EQ(hola::adjust_transpose_for_short_rows(tree, hola::Op::T, false, longer).name, "hola");
+  hola::RowLengthStats small = s;
+  small.nnz = hola::kShortRowsTransposeMinNnz - 1;
+  const auto kept = hola::adjust_transpose_for_short_rows(tree, hola::Op::T, false, small);
+  EXPECT_EQ(kept.name, "hola");
+  EXPECT_EQ(kept.reason, "tree");
+}
+
 TEST(Selector, HostMatricesAlwaysUseTheCpuKernel) {
   const auto A = hola::gen::poisson2d(5, 5).convert<double, int, int>();
   const auto c = hola::select_kernels("hola", A.view());

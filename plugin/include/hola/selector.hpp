@@ -39,6 +39,19 @@ constexpr std::int64_t kWideOffsetScalarMaxNnz = std::int64_t(1) << 21;
 KernelSelection adjust_for_offset_width(KernelSelection chosen, Op op, bool wide_offsets,
                                         std::int64_t nnz);
 
+// Op T on matrices whose rows are all short (at most kShortRowsTransposeMaxRow entries) and too
+// large for the one-launch gather (at least kShortRowsTransposeMinNnz nonzeros): scalar, whose
+// atomics from one thread per row hit consecutive columns of y. On the H100 corpus at 7a56694
+// (bench/selector/data/2026-11-27-h100-80gb-hbm3.json.gz: 56 such matrices, double and float)
+// scalar was within 6 % of the best kernel in 104 of 112 cases (worst 0.81, on a random
+// rectangle) and 1.08-1.67x cuSPARSE on the 5- and 7-point stencils, where the retrained
+// classifier, which lumps them with the 27-point and block matrices, picks hola (about 1.0x).
+// Only with 32-bit row offsets (the data's); anything else is returned as it is.
+constexpr std::int64_t kShortRowsTransposeMaxRow = 8;
+constexpr std::int64_t kShortRowsTransposeMinNnz = std::int64_t(1) << 18;
+KernelSelection adjust_transpose_for_short_rows(KernelSelection chosen, Op op, bool wide_offsets,
+                                                const RowLengthStats& stats);
+
 // The hand rule read off the first H200 benchmark (docs/kernels.md): the fallback.
 KernelSelection select_device_kernel_by_rule(Op op, bool single_precision, bool vendor_available,
                                              const RowLengthStats& stats);
