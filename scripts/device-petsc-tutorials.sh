@@ -31,7 +31,8 @@
 # (3), TUTORIAL_CASES (names above, or "per_call"; default all), TUTORIAL_N (200),
 # TUTORIAL_EX2_N (2000), TUTORIAL_EX2_ITS (2000), TUTORIAL_EX19_REFINE (7), TUTORIAL_PER_CALL_N
 # ("22 215"), TUTORIAL_PER_CALL_CALLS (1000), TUTORIAL_GPUS (default: nvidia-smi -L | wc -l),
-# TUTORIAL_HOLA_ARGS (added to Hola runs; default -mat_hola_view), TUTORIAL_TIMEOUT (per run,
+# TUTORIAL_HOLA_ARGS (added to Hola runs; default -mat_hola_view), TUTORIAL_COMMON_ARGS (added to
+# every run of both types, e.g. -log_view_gpu_time for a diagnostic pass), TUTORIAL_TIMEOUT (per run,
 # 180 s), TUTORIAL_BUDGET_S (no new run after this many seconds of the script, default 420),
 # TUTORIAL_OMP_THREADS (OMP_NUM_THREADS of every run, default 1).
 # The builds and the runs are scripts/petsc-runs.sh's (shared with device-petsc-scaling.sh).
@@ -92,6 +93,10 @@ open_runs "$OUT/tutorials"
 # segfault at exit after a correct solve).
 export OMP_NUM_THREADS="${TUTORIAL_OMP_THREADS:-1}"
 common=(-use_gpu_aware_mpi 0)
+# A diagnostic pass may add options to every run of both types (e.g. -log_view_gpu_time, which
+# gives the setup and product events times, and synchronises after each: not for the targets).
+read -r -a common_extra <<< "${TUTORIAL_COMMON_ARGS:-}"
+common+=("${common_extra[@]}")
 
 ex45="$tut/ex45"
 ex45_args=(-da_grid_x "$n" -da_grid_y "$n" -da_grid_z "$n" -dm_mat_type @TYPE@ -dm_vec_type "$vec"
