@@ -44,8 +44,9 @@ KernelSelection adjust_for_offset_width(KernelSelection chosen, Op op, bool wide
 // atomics from one thread per row hit consecutive columns of y. On the H100 corpus at 7a56694
 // (bench/selector/data/2026-11-27-h100-80gb-hbm3.json.gz: 56 such matrices, double and float)
 // scalar was within 6 % of the best kernel in 104 of 112 cases (worst 0.81, on a random
-// rectangle) and 1.08-1.67x cuSPARSE on the 5- and 7-point stencils, where the retrained
-// classifier, which lumps them with the 27-point and block matrices, picks hola (about 1.0x).
+// rectangle) and 1.02-1.67x cuSPARSE on the 5- and 7-point stencils in their grid order
+// (0.87-1.23x renumbered at random), where the retrained classifier, which lumps them with the
+// 27-point and block matrices, picks hola (about 1.0x).
 // Only with 32-bit row offsets (the data's); anything else is returned as it is.
 constexpr std::int64_t kShortRowsTransposeMaxRow = 8;
 constexpr std::int64_t kShortRowsTransposeMinNnz = std::int64_t(1) << 18;
