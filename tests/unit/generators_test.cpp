@@ -215,22 +215,21 @@ TEST(Generators, PermuteSymmetricIsASimilarity) {
   EXPECT_VALID(b);
   ASSERT_EQ(b.rows, a.rows);
   ASSERT_EQ(b.nnz(), a.nnz());
-  // Recover the permutation from the diagonal-free fingerprint: every entry (i, j, v) of A must
-  // appear as (p(i), p(j), v) in B. Row lengths give p up to rows of equal length, so check via
-  // sums: B's entries form the same multiset of values, and B x' = (A x)' for x' = P x.
+  // B must be P A P^T. The values are random, so a row's sorted values identify it: that gives
+  // p(i), the row of B holding A's row i; then B (P x) must equal P (A x) for any x, which also
+  // checks that the columns were renumbered with the same p.
   std::vector<double> x(static_cast<std::size_t>(a.rows));
   for (i64 i = 0; i < a.rows; ++i) x[i] = 1.0 + static_cast<double>(i % 97) / 7.0;
   std::vector<double> ax(x.size(), 0.0);
   for (i64 i = 0; i < a.rows; ++i)
     for (i64 p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) ax[i] += a.values[p] * x[a.col_idx[p]];
-  // P from the spec equals the one permute_symmetric uses: find p(i) as the row of B whose
-  // entries match row i of A (values are random, so a row's value list identifies it).
   std::map<std::vector<double>, i64> row_of;
   for (i64 r = 0; r < b.rows; ++r) {
     std::vector<double> v(b.values.begin() + b.row_ptr[r], b.values.begin() + b.row_ptr[r + 1]);
     std::sort(v.begin(), v.end());
     row_of[v] = r;
   }
+  ASSERT_EQ(static_cast<i64>(row_of.size()), b.rows);  // every row of B told apart
   std::vector<i64> perm(static_cast<std::size_t>(a.rows), -1);
   for (i64 i = 0; i < a.rows; ++i) {
     std::vector<double> v(a.values.begin() + a.row_ptr[i], a.values.begin() + a.row_ptr[i + 1]);
