@@ -11,8 +11,9 @@
 #   setup     auto's setup cost: hola-bench --setup-reps 5 on six anchor matrices (up to 56 M
 #             nonzeros), auto without and with the race, cuSPARSE and hola (setup.json, setup.log)
 #   bench     hola-bench on the anchor matrices (docs/architecture.md) (BENCH_ARGS adds or overrides arguments)
-#   profile   Nsight Compute counters (DRAM bytes, L2 atomic sectors, issue activity) of the hola
-#             and cuSPARSE kernels on a 7-point and a 27-point stencil, N and T
+#   profile   scripts/device-profile.sh: Nsight Compute counters (time, DRAM bytes against the
+#             floor, DRAM / L2 / SM throughput, L2 hit rate, sectors per request, occupancy) of
+#             auto's pick and cuSPARSE, N and T, one matrix per family (PROFILE_CASES)
 #   petsc     scripts/device-petsc.sh: PETSc 3.26 with CUDA, holaaijcusparse tests and solves
 #   tutorials scripts/device-petsc-tutorials.sh: wall time of PETSc's own tutorials (ksp ex45, ex2,
 #             snes ex19; 1 and 2 ranks, 2 GPUs where present) and of single products
@@ -218,28 +219,9 @@ fi
 
 if want profile; then
   stage_start
-  metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
-  metrics+=,lts__t_sectors_op_red.sum,lts__t_requests_op_red.sum,lts__t_sectors_op_atom.sum
-  metrics+=,lts__t_sector_hit_rate.pct,dram__throughput.avg.pct_of_peak_sustained_elapsed
-  metrics+=,lts__throughput.avg.pct_of_peak_sustained_elapsed
-  metrics+=,sm__throughput.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum
-  metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active
-  metrics+=,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,smsp__cycles_active.avg
-  : > "$LOGS/ncu.csv"
-  for case in "poisson3d:n=200 double" "stencil27:n=128 double" "poisson3d:n=200 float"; do
-    set -- $case
-    for kernel in hola hola:tcombine=0 cusparse; do
-      for op in N T; do
-        [ "$kernel" = "hola:tcombine=0" ] && [ "$op" = N ] && continue
-        echo "== $1 $2 $kernel $op" >> "$LOGS/ncu.csv"
-        timeout 120 ncu --clock-control none --csv --metrics "$metrics" \
-          --kernel-name regex:'spmv|csrmv|Spmv|SpMV' --launch-skip 0 --launch-count 4 \
-          "$BUILD/solvers_demo/hola-bench" -m "$1" -p "$2" --op "$op" -k "$kernel" --reps 1 \
-          --warmup 1 --no-check >> "$LOGS/ncu.csv" 2>> "$LOGS/ncu.err"
-      done
-    done
-  done
-  stage_end profile done
+  LOGS="$LOGS" HOLA_BUILD="$BUILD" bash scripts/device-profile.sh >> "$LOGS/profile.log" 2>&1
+  stage_result profile $?
+  tail -30 "$LOGS/profile.log" | tee -a "$SUMMARY"
 fi
 
 if want petsc; then
