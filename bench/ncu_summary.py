@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Table of the Nsight Compute counters that scripts/device-profile.sh collects.
 
-Usage: python3 bench/ncu_summary.py ncu.csv [--bench-json-dir DIR] [--json OUT] [--meta K=V ...]
+Usage: python3 bench/ncu_summary.py ncu.csv[.gz] [--bench-json-dir DIR] [--json OUT] [--meta K=V ...]
 
 ncu.csv holds, per profiled hola-bench run, a line "== SPEC PRECISION KERNEL OP" followed by
 ncu's CSV (one row per kernel launch and metric) and whatever the program printed. Each run
@@ -15,6 +15,7 @@ auto's pick (its "chose ..." note).
 """
 import argparse
 import csv
+import gzip
 import io
 import json
 import os
@@ -72,7 +73,8 @@ def parse(path):
                 launches[key][1][rec["Metric Name"]] = to_base_unit(v, rec.get("Metric Unit", ""))
         runs.append((header, [launches[k] for k in order]))
 
-    with open(path, encoding="utf-8", errors="replace") as f:
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
         for line in f:
             if line.startswith("== "):
                 flush()
@@ -154,7 +156,7 @@ def summarize(runs, json_dir):
                 row["rows"], row["cols"], row["nnz"] = r["rows"], r["cols"], r["nnz"]
                 row["floor_bytes"] = floor_bytes(r["rows"], r["cols"], r["nnz"], precision)
                 note = r.get("note", "")
-                m = re.search(r"chose (\S+)", note)
+                m = re.search(r"chose ([A-Za-z0-9_-]+)", note)
                 if m:
                     row["chose"] = m.group(1)
         table.append(row)
@@ -173,7 +175,7 @@ def print_table(table, out=sys.stdout):
         dram = r["dram__bytes_read.sum"] + r["dram__bytes_write.sum"]
         req = r["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]
         sect = r["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
-        kernel = r["kernel"] + (f" ({r['chose']})" if r.get("chose") else "")
+        kernel = r["kernel"] + (f"->{r['chose']}" if r.get("chose") else "")
         fields = [
             r["matrix"], r["precision"], r["op"], kernel, r["main_kernel"],
             f"{r[TIME]:.1f}", f"{dram / 1e6:.0f}",
