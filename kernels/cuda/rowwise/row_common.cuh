@@ -86,7 +86,12 @@ __device__ __forceinline__ unsigned vector_lane_mask(int lane_in_warp) {
 // sum + the products a_j x_col(j) for j = j0, j0 + Step, ... < last, added in that order. Four
 // steps at a time load their values and indices first, then the x entries, then add: the loads
 // are in flight together, the order of the additions (so the result) does not change.
-template <int Step, class V, class I, class O, class U>
+// OverlapTail: the last (at most three) steps load together as well, each behind its own bound.
+// It pays where rows are mostly tail (7-point rows are 4 + 3 steps: 95 -> 98 % of the floor for
+// `scalar` on Poisson 200^3, H100) and costs where they are not (`scalar` 0.7-0.9x on rows of
+// 22-81 entries, `vector` 0.9x on Poisson; measured, not profiled), so only `scalar` on matrices
+// of short rows uses it (kScalarShortRowMean).
+template <int Step, bool OverlapTail, class V, class I, class O, class U>
 __device__ __forceinline__ V strided_dot(const RowArgs<V, I, O>& a, U j, U last, V sum) {
   constexpr int kUnroll = 4;
   for (; j + static_cast<U>((kUnroll - 1) * Step) < last; j += kUnroll * Step) {
@@ -103,9 +108,28 @@ __device__ __forceinline__ V strided_dot(const RowArgs<V, I, O>& a, U j, U last,
 #pragma unroll
     for (int k = 0; k < kUnroll; ++k) sum += value[k] * xv[k];
   }
-  // At most three steps left: not worth unrolling (registers).
+  if constexpr (OverlapTail) {
+    V value[kUnroll - 1];
+    I col[kUnroll - 1];
+#pragma unroll
+    for (int k = 0; k < kUnroll - 1; ++k) {
+      const bool in = j + static_cast<U>(k * Step) < last;
+      value[k] = in ? load_ro(a.values + j + k * Step) : V(0);
+      col[k] = in ? load_ro(a.col_idx + j + k * Step) : I(0);
+    }
+    V xv[kUnroll - 1];
+#pragma unroll
+    for (int k = 0; k < kUnroll - 1; ++k)
+      xv[k] = j + static_cast<U>(k * Step) < last ? load_ro(a.x + col[k]) : V(0);
+#pragma unroll
+    for (int k = 0; k < kUnroll - 1; ++k)
+      if (j + static_cast<U>(k * Step) < last) sum += value[k] * xv[k];
+  } else {
+    // At most three steps left, one after the other.
 #pragma unroll 1
-  for (; j < last; j += Step) sum += load_ro(a.values + j) * load_ro(a.x + load_ro(a.col_idx + j));
+    for (; j < last; j += Step)
+      sum += load_ro(a.values + j) * load_ro(a.x + load_ro(a.col_idx + j));
+  }
   return sum;
 }
 
@@ -129,7 +153,7 @@ __device__ __forceinline__ V vector_row_partial(const RowArgs<V, I, O>& a, O beg
   } else {
     j = first + static_cast<U>(lane);
   }
-  return strided_dot<Width>(a, j, last, sum);
+  return strided_dot<Width, false>(a, j, last, sum);
 }
 
 // Sum over the Width lanes of each vector; lane 0 of the vector gets the total. Fixed tree:

@@ -18,8 +18,8 @@
 
 namespace hola::cuda::rowwise {
 
-// One thread per row, grid-stride over the rows.
-template <bool Transpose, class V, class I, class O>
+// One thread per row, grid-stride over the rows. OverlapTail (op N only): see strided_dot.
+template <bool Transpose, bool OverlapTail, class V, class I, class O>
 __global__ __launch_bounds__(kMaxThreadsPerBlock) void scalar_rows_kernel(RowArgs<V, I, O> a) {
   using U = std::make_unsigned_t<O>;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
@@ -34,7 +34,7 @@ __global__ __launch_bounds__(kMaxThreadsPerBlock) void scalar_rows_kernel(RowArg
           atomicAdd(a.y_out + load_ro(a.col_idx + j), load_ro(a.values + j) * scaled_x);
       }
     } else {
-      write_row(a, row, strided_dot<1>(a, begin, end, V(0)));
+      write_row(a, row, strided_dot<1, OverlapTail>(a, begin, end, V(0)));
     }
   }
 }
@@ -67,6 +67,10 @@ RowKernelFn<V, I, O> vector_rows_fn(int width) {
   }
 }
 
+// Matrices whose rows hold at most this many entries on average take `scalar`'s op N with the
+// overlapped tail (strided_dot); measured on an H100 (bench/results/2026-11-27-h100-scalar-tail-*).
+constexpr std::int64_t kScalarShortRowMean = 8;
+
 template <class V, class I, class O>
 class ScalarKernel final : public RowKernelBase<V, I, O> {
   using Base = RowKernelBase<V, I, O>;
@@ -77,6 +81,7 @@ class ScalarKernel final : public RowKernelBase<V, I, O> {
   void setup(const CsrView<V, I, O>& A, void* /*stream*/) override {
     this->take_view(A);
     grid_ = grid_size(A.rows, this->threads_per_block_, kMaxGridBlocks);
+    short_rows_ = A.nnz <= kScalarShortRowMean * A.rows;
     gather_.setup(A, this->options_, this->threads_per_block_);
     this->ready_ = true;
   }
@@ -90,20 +95,24 @@ class ScalarKernel final : public RowKernelBase<V, I, O> {
     const RowArgs<V, I, O> a = this->args(alpha, x, beta, y_in, y_out);
     if (op == Op::N) {
       if (A.rows == 0) return;
-      scalar_rows_kernel<false, V, I, O><<<grid_, this->threads_per_block_, 0, s>>>(a);
+      if (short_rows_)
+        scalar_rows_kernel<false, true, V, I, O><<<grid_, this->threads_per_block_, 0, s>>>(a);
+      else
+        scalar_rows_kernel<false, false, V, I, O><<<grid_, this->threads_per_block_, 0, s>>>(a);
       HOLA_CUDA_CHECK_LAUNCH("scalar_rows_kernel<N>");
     } else {
       if (A.cols == 0) return;
       if (gather_.active()) return gather_.apply(A, alpha, x, beta, y_in, y_out, s);
       this->scale_transpose_output(beta, y_in, y_out, nullptr, s);
       if (A.rows == 0 || A.nnz == 0) return;
-      scalar_rows_kernel<true, V, I, O><<<grid_, this->threads_per_block_, 0, s>>>(a);
+      scalar_rows_kernel<true, false, V, I, O><<<grid_, this->threads_per_block_, 0, s>>>(a);
       HOLA_CUDA_CHECK_LAUNCH("scalar_rows_kernel<T>");
     }
   }
 
  private:
   unsigned grid_ = 1;
+  bool short_rows_ = false;  // op N with the overlapped tail (kScalarShortRowMean)
   GatherTranspose<V, I, O> gather_;
 };
 
