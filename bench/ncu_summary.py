@@ -101,7 +101,7 @@ def short_name(name):
 
 def product_launches(launches):
     """The launches of the last product: the shortest block at the end that the launches just
-    before it repeat."""
+    before it repeat (the last launch alone when nothing repeats: a run without its warm-up)."""
     names = [l[0] for l in launches]
     for k in range(1, len(names) // 2 + 1):
         if names[-k:] == names[-2 * k:-k]:

@@ -62,8 +62,8 @@ for c in "${cases[@]}"; do
         continue
       fi
       echo "== $spec $precision $kernel $op" >> "$csv"
-      # The matrix's floor (bytes and ms at the measured copy bandwidth) comes from the same
-      # binary without ncu: one quick JSON per case.
+      # hola-bench's JSON of this run gives the summary the matrix's size (for the floor's
+      # bytes) and auto's pick; its times, taken under ncu, are not used.
       timeout 150 ncu --clock-control none --csv --metrics "$metrics" \
         "$bench" -m "$spec" -p "$precision" --op "$op" -k "$kernel" --reps 1 --warmup 1 \
         --no-check --json "$LOGS/profile-$(echo "$spec-$precision-$kernel-$op" | tr ':=,|' '____').json" \
