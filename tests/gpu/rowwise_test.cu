@@ -6,8 +6,10 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu_harness.hpp"
@@ -76,6 +78,53 @@ TYPED_TEST(RowwiseTest, GatherTransposeLimits) {
                                                   o);
     EXPECT_EQ((workspace_after_transpose<V, I, O>(A, gpu::make_scalar<V, I, O>, o)) > 0,
               limit >= A.nnz());
+  }
+}
+
+// n x n: the diagonal plus, for each (column, length) of `hubs`, that column filled in rows
+// 0 .. length - 2 (with its diagonal entry, `length` entries when column >= length - 1).
+gen::Csr64 hub_columns(std::int64_t n,
+                       const std::vector<std::pair<std::int64_t, std::int64_t>>& hubs) {
+  gen::Csr64 A;
+  A.rows = n;
+  A.cols = n;
+  A.row_ptr.assign(1, 0);
+  const std::vector<double> values =
+      gen::random_vector<double>(n * (1 + std::int64_t(hubs.size())), 7);
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::vector<std::int64_t> cols{i};
+    for (const auto& [c, length] : hubs)
+      if (i < length - 1 && c != i) cols.push_back(c);
+    std::sort(cols.begin(), cols.end());
+    for (std::int64_t c : cols) {
+      A.col_idx.push_back(c);
+      const double v = values[static_cast<std::size_t>(A.col_idx.size() - 1)];
+      A.values.push_back(v == 0.0 ? 0.5 : v);
+    }
+    A.row_ptr.push_back(static_cast<std::int64_t>(A.col_idx.size()));
+  }
+  return A;
+}
+
+// The gather's long-column path (a column of >= 64 entries goes from its vector to its warp):
+// many hub columns in one warp at each vector width the mean column length picks (2, 4, 8, 16
+// lanes), and single hubs on both sides of the threshold.
+TYPED_TEST(RowwiseTest, GatherLongColumns) {
+  HOLA_TYPES;
+  KernelOptions always;
+  always.gather_transpose_max_nnz = std::int64_t(1) << 40;
+  for (int hubs : {3, 9, 21, 45}) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> spec;
+    for (int h = 0; h < hubs; ++h) spec.emplace_back(1 + 2 * h, 3000);  // every other column
+    const gen::Csr64 A = hub_columns(3000, spec);
+    const std::string name = std::to_string(hubs) + " hub columns of 3000 rows";
+    check_kernel_on_matrix<DeviceMemory, V, I, O>(name, A, gpu::make_scalar<V, I, O>, always);
+    check_kernel_on_matrix<DeviceMemory, V, I, O>(name, A, gpu::make_vector<V, I, O>, always);
+  }
+  for (std::int64_t length : {63, 64, 65, 1442}) {
+    const gen::Csr64 A = hub_columns(2000, {{1999, length}, {5, length / 2}});
+    check_kernel_on_matrix<DeviceMemory, V, I, O>("hub column of " + std::to_string(length), A,
+                                                  gpu::make_vector<V, I, O>, always);
   }
 }
 

@@ -1,9 +1,10 @@
 // Op T of the row-wise kernels for small matrices in one launch: y = alpha A^T x + beta y as a
-// gather over A's columns, one vector of lanes per column, through a column index. The default
-// op T needs two launches (y = beta y, then an atomic scatter); on matrices of about 10^4 rows
-// the launches, not the memory traffic, set the time of a product, so the second launch costs
-// about as much as the product itself. The gather sums each column in a fixed order (no
-// atomics) and reads A's values in place through the index: new values need no rebuild.
+// gather over A's columns, one vector of lanes per column (the whole warp for a long one), through
+// a column index. The default op T needs two launches (y = beta y, then an atomic scatter); on
+// matrices of about 10^4 rows the launches, not the memory traffic, set the time of a product, so
+// the second launch costs about as much as the product itself. The gather sums each column in a
+// fixed order (no atomics) and reads A's values in place through the index: new values need no
+// rebuild.
 // Internal header of the rowwise family.
 #pragma once
 
@@ -39,23 +40,63 @@ struct GatherArgs {
   V beta;
 };
 
-// One vector of Width lanes per column, grid-stride over the columns (VectorGrid).
+// Column [begin, end) summed by the whole warp (a lane each of 32 in turn); every lane gets the
+// total. Four steps per round so that their dependent loads (slot, then value) are in flight
+// together.
+template <class V, class I, class O>
+__device__ __forceinline__ V warp_column_sum(const GatherArgs<V, I, O>& a, O begin, O end,
+                                             int lane_in_warp) {
+  using U = std::make_unsigned_t<O>;
+  const U last = static_cast<U>(end);
+  V sum = V(0);
+#pragma unroll 4
+  for (U k = static_cast<U>(begin) + static_cast<U>(lane_in_warp); k < last; k += kWarpSize)
+    sum += load_ro(a.values + load_ro(a.position + k)) * load_ro(a.x + load_ro(a.row_idx + k));
+  sum = vector_reduce<kWarpSize>(sum, kFullWarpMask);
+  return __shfl_sync(kFullWarpMask, sum, 0);
+}
+
+// A column at least this long is summed by its whole warp, not by its vector: the lanes come from
+// the mean column length, and one hub column among short ones (rajat01: 1 442 entries where the
+// mean is 6.3) would otherwise keep a few lanes busy long after the rest of the grid is done.
+constexpr int kGatherWarpColumn = 2 * kWarpSize;
+
+// One vector of Width lanes per column, grid-stride over the columns (VectorGrid). Columns of at
+// least kGatherWarpColumn entries are taken by the whole warp, one after the other, after the
+// vectors' own columns. The warp then spends at most as many rounds on them as their longest
+// would have cost its vector alone. The order of the additions is fixed by the structure: the
+// result is the same on every run.
 template <int Width, class V, class I, class O>
 __global__ __launch_bounds__(kMaxThreadsPerBlock) void gather_columns_kernel(
     GatherArgs<V, I, O> a) {
   using U = std::make_unsigned_t<O>;
   const VectorGrid<Width> g;
   const int lane = g.lane;
+  const int lane_in_warp = static_cast<int>(threadIdx.x % kWarpSize);
   for (std::int64_t first = g.warp_first; first < a.cols; first += g.stride) {
     const std::int64_t col = first + g.vector_in_warp;
     const bool active = col < a.cols;
     O begin, end;
     vector_row_bounds<Width>(a.col_ptr, col, active, lane, kFullWarpMask, begin, end);
+    bool to_warp = false;
+    if constexpr (Width < kWarpSize) to_warp = end - begin >= static_cast<O>(kGatherWarpColumn);
     V sum = V(0);
-    const U last = static_cast<U>(end);
+    const U last = to_warp ? static_cast<U>(begin) : static_cast<U>(end);
     for (U k = static_cast<U>(begin) + static_cast<U>(lane); k < last; k += Width)
       sum += load_ro(a.values + load_ro(a.position + k)) * load_ro(a.x + load_ro(a.row_idx + k));
     sum = vector_reduce<Width>(sum, kFullWarpMask);
+    if constexpr (Width < kWarpSize) {
+      // Lane 0 of each vector whose column goes to the warp.
+      unsigned long_columns = __ballot_sync(kFullWarpMask, to_warp && lane == 0);
+      while (long_columns != 0u) {
+        const int owner = __ffs(long_columns) - 1;
+        long_columns &= long_columns - 1u;
+        const O b = __shfl_sync(kFullWarpMask, begin, owner);
+        const O e = __shfl_sync(kFullWarpMask, end, owner);
+        const V total = warp_column_sum(a, b, e, lane_in_warp);
+        if (lane_in_warp == owner) sum = total;
+      }
+    }
     if (active && lane == 0) {
       V out = a.alpha * sum;
       if (a.beta != V(0)) out += a.beta * a.y_in[col];

@@ -109,21 +109,21 @@ __device__ __forceinline__ V strided_dot(const RowArgs<V, I, O>& a, U j, U last,
     for (int k = 0; k < kUnroll; ++k) sum += value[k] * xv[k];
   }
   if constexpr (OverlapTail) {
+    bool in[kUnroll - 1];
     V value[kUnroll - 1];
     I col[kUnroll - 1];
 #pragma unroll
     for (int k = 0; k < kUnroll - 1; ++k) {
-      const bool in = j + static_cast<U>(k * Step) < last;
-      value[k] = in ? load_ro(a.values + j + k * Step) : V(0);
-      col[k] = in ? load_ro(a.col_idx + j + k * Step) : I(0);
+      in[k] = j + static_cast<U>(k * Step) < last;
+      value[k] = in[k] ? load_ro(a.values + j + k * Step) : V(0);
+      col[k] = in[k] ? load_ro(a.col_idx + j + k * Step) : I(0);
     }
     V xv[kUnroll - 1];
 #pragma unroll
-    for (int k = 0; k < kUnroll - 1; ++k)
-      xv[k] = j + static_cast<U>(k * Step) < last ? load_ro(a.x + col[k]) : V(0);
+    for (int k = 0; k < kUnroll - 1; ++k) xv[k] = in[k] ? load_ro(a.x + col[k]) : V(0);
 #pragma unroll
     for (int k = 0; k < kUnroll - 1; ++k)
-      if (j + static_cast<U>(k * Step) < last) sum += value[k] * xv[k];
+      if (in[k]) sum += value[k] * xv[k];
   } else {
     // At most three steps left, one after the other.
 #pragma unroll 1
