@@ -145,30 +145,31 @@ void expect_transpose_refused(SpmvKernel<V, I, O>& kernel, const gen::Csr64& A64
   }
 }
 
-// z = alpha A x + beta y (distinct output, NaN-poisoned before each run) run `runs` times with
-// the same inputs: the first output must match the reference and every later one must be
+// z = alpha op(A) x + beta y (distinct output, NaN-poisoned before each run) run `runs` times
+// with the same inputs: the first output must match the reference and every later one must be
 // bitwise equal to it.
 template <class V, class I, class O>
 void expect_bitwise_reproducible(const std::string& name, const gen::Csr64& A64,
                                  KernelFactory<V, I, O> make, const KernelOptions& options,
-                                 int runs = 10) {
+                                 int runs = 10, Op op = Op::N) {
   KernelOnMatrix<DeviceMemory, V, I, O> k(A64, make, options, nullptr);
-  SCOPED_TRACE(k.trace(name));
+  SCOPED_TRACE(k.trace(name) + ", op " + op_name(op));
   const auto& [M, kernel, host, seed] = k;
-  const std::vector<V> x = random_vector<V>(host.cols, seed);
-  const std::vector<V> y_in = random_vector<V>(host.rows, seed + 1);
-  const std::vector<V> poison(static_cast<std::size_t>(host.rows),
-                              std::numeric_limits<V>::quiet_NaN());
-  DeviceMemory::Array<V> dx(x), dy(y_in), dz(host.rows);
+  const std::int64_t nx = op == Op::N ? host.cols : host.rows;
+  const std::int64_t ny = op == Op::N ? host.rows : host.cols;
+  const std::vector<V> x = random_vector<V>(nx, seed);
+  const std::vector<V> y_in = random_vector<V>(ny, seed + 1);
+  const std::vector<V> poison(static_cast<std::size_t>(ny), std::numeric_limits<V>::quiet_NaN());
+  DeviceMemory::Array<V> dx(x), dy(y_in), dz(ny);
   const V alpha = V(1.25), beta = V(-0.5);
   std::vector<V> first;
   for (int run = 0; run < runs; ++run) {
     dz.upload(poison);
-    kernel->apply(Op::N, alpha, dx.get(), beta, dy.get(), dz.get(), nullptr);
+    kernel->apply(op, alpha, dx.get(), beta, dy.get(), dz.get(), nullptr);
     DeviceMemory::sync();
     const std::vector<V> z = dz.download();
     if (run == 0) {
-      ASSERT_TRUE(matches_reference(Op::N, alpha, host, x, beta, y_in, z));
+      ASSERT_TRUE(matches_reference(op, alpha, host, x, beta, y_in, z));
       first = z;
     } else {
       ASSERT_EQ(0, std::memcmp(first.data(), z.data(), z.size() * sizeof(V)))

@@ -106,25 +106,33 @@ gen::Csr64 hub_columns(std::int64_t n,
   return A;
 }
 
-// The gather's long-column path (a column of >= 64 entries goes from its vector to its warp):
-// many hub columns in one warp at each vector width the mean column length picks (2, 4, 8, 16
-// lanes), and single hubs on both sides of the threshold.
+// The gather's long columns: those of 64 to 1 023 entries go from their vector to their warp,
+// those of 1 024 or more are cut into chunks of 256 summed by separate warps. Many hub columns in
+// one warp at each vector width the mean column length picks (2, 4, 8 lanes), single hubs on
+// both sides of each threshold and one of 157 chunks; applies queued back to back (the chunk
+// counters are reset by the kernel itself) and bitwise equal results on repeated op T products.
 TYPED_TEST(RowwiseTest, GatherLongColumns) {
   HOLA_TYPES;
   KernelOptions always;
   always.gather_transpose_max_nnz = std::int64_t(1) << 40;
-  for (int hubs : {3, 9, 21, 45}) {
-    std::vector<std::pair<std::int64_t, std::int64_t>> spec;
-    for (int h = 0; h < hubs; ++h) spec.emplace_back(1 + 2 * h, 3000);  // every other column
-    const gen::Csr64 A = hub_columns(3000, spec);
-    const std::string name = std::to_string(hubs) + " hub columns of 3000 rows";
-    check_kernel_on_matrix<DeviceMemory, V, I, O>(name, A, gpu::make_scalar<V, I, O>, always);
-    check_kernel_on_matrix<DeviceMemory, V, I, O>(name, A, gpu::make_vector<V, I, O>, always);
-  }
-  for (std::int64_t length : {63, 64, 65, 1442}) {
-    const gen::Csr64 A = hub_columns(2000, {{1999, length}, {5, length / 2}});
-    check_kernel_on_matrix<DeviceMemory, V, I, O>("hub column of " + std::to_string(length), A,
-                                                  gpu::make_vector<V, I, O>, always);
+  TestStream stream;
+  for (std::int64_t length : {500, 3000})
+    for (int hubs : {3, 9, 21, 45}) {
+      std::vector<std::pair<std::int64_t, std::int64_t>> spec;
+      for (int h = 0; h < hubs; ++h) spec.emplace_back(1 + 2 * h, length);  // every other column
+      const NamedMatrix m{std::to_string(hubs) + " hub columns of " + std::to_string(length),
+                          hub_columns(3000, spec)};
+      check_kernel_on_matrix<DeviceMemory, V, I, O>(m.name, m.A, gpu::make_scalar<V, I, O>, always);
+      check_kernel_on_matrix<DeviceMemory, V, I, O>(m.name, m.A, gpu::make_vector<V, I, O>, always);
+      check_back_to_back<V, I, O>(m, gpu::make_vector<V, I, O>, always, stream.get());
+      expect_bitwise_reproducible<V, I, O>(m.name, m.A, gpu::make_vector<V, I, O>, always, 5,
+                                           Op::T);
+    }
+  for (std::int64_t length : {63, 64, 65, 1023, 1024, 1025, 1442, 40000}) {
+    const NamedMatrix m{"hub column of " + std::to_string(length),
+                        hub_columns(50000, {{49999, length}, {5, length / 2}})};
+    check_kernel_on_matrix<DeviceMemory, V, I, O>(m.name, m.A, gpu::make_vector<V, I, O>, always);
+    check_back_to_back<V, I, O>(m, gpu::make_vector<V, I, O>, always, stream.get());
   }
 }
 
