@@ -107,10 +107,11 @@ gen::Csr64 hub_columns(std::int64_t n,
 }
 
 // The gather's long columns: those of 64 to 255 entries go from their vector to their warp,
-// those of 256 or more are cut into chunks of 128 summed by separate warps. Many hub columns in
-// one warp at the vector widths the mean column length picks (2, 4, 16, 32 lanes), single hubs on
-// both sides of each threshold and one of 313 chunks; applies queued back to back (the chunk
-// counters are reset by the kernel itself) and bitwise equal results on repeated op T products.
+// those of 256 or more (and 16 times the mean) are cut into chunks of 128 summed by separate warps.
+// Many hub columns in one warp at the vector widths the mean column length picks (2, 4, 16, 32
+// lanes), single hubs on both sides of each threshold and one of 313 chunks; applies queued back to
+// back (the chunk counters are reset by the kernel itself) and bitwise equal results on repeated op
+// T products.
 TYPED_TEST(RowwiseTest, GatherLongColumns) {
   HOLA_TYPES;
   KernelOptions always;

@@ -28,16 +28,20 @@ namespace hola::cuda::rowwise {
 // structure.
 constexpr std::int64_t kGatherTransposeDefaultMaxNnz = std::int64_t(1) << 18;
 
-// A column of kGatherChunkedColumn entries or more is cut into chunks of kGatherChunk entries,
-// each summed by a warp of its own (arrow matrices, graphs with hubs: one column of 46 500
-// entries took 0.49 ms on one warp where cuSPARSE's whole transpose took 0.09 ms). The warp that
-// completes a column's last chunk adds the chunks' sums in chunk order and writes y, so the
-// result stays the same on every run. Shorter columns of kGatherWarpColumn entries or more go to
-// their whole warp (below); a warp takes its long columns one after the other, so the chunks
-// start low enough that no warp is left with many rounds (rajat01: two columns of 686 and 504
-// entries in one warp kept it at 0.78x cuSPARSE with chunks from 1 024 entries).
+// A column of at least kGatherChunkedColumn entries and kGatherChunkedMeans times the mean column
+// length is cut into chunks of kGatherChunk entries, each summed by a warp of its own (arrow
+// matrices, graphs with hubs: one column of 46 500 entries took 0.49 ms on one warp where
+// cuSPARSE's whole transpose took 0.09 ms). The warp that completes a column's last chunk adds
+// the chunks' sums in chunk order and writes y, so the result stays the same on every run.
+// Shorter columns of kGatherWarpColumn entries or more go to their whole warp (below); a warp
+// takes its long columns one after the other, so the chunks start low enough that no warp is
+// left with many rounds (rajat01: two columns of 686 and 504 entries in one warp kept it at 0.78x
+// cuSPARSE with chunks from 1 024 entries). Where every column is long (sparse-images-1024: 120
+// on average, 568 at most) chunks cost more than they save (H100: 10.7 -> 14 us), hence the
+// multiple of the mean.
 constexpr int kGatherChunk = 128;
 constexpr int kGatherChunkedColumn = 2 * kGatherChunk;
+constexpr int kGatherChunkedMeans = 16;
 
 template <class O>
 struct GatherChunk {
@@ -253,37 +257,41 @@ class GatherTranspose {
       HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
       built_ = true;
     }
-    const GatherArgs<V, I, O> a{
-        index_.cols(),
-        index_.col_ptr(),
-        index_.row_idx(),
-        index_.position(),
-        A.values,
-        x,
-        y_in,
-        y_out,
-        alpha,
-        beta,
-        chunks_ > 0 ? static_cast<O>(kGatherChunkedColumn) : std::numeric_limits<O>::max(),
-        chunks_,
-        chunk_.as<GatherChunk<O>>(),
-        long_column_.as<GatherLongColumn>(),
-        chunk_sum_.as<V>(),
-        chunks_done_.as<unsigned>()};
+    const GatherArgs<V, I, O> a{index_.cols(),
+                                index_.col_ptr(),
+                                index_.row_idx(),
+                                index_.position(),
+                                A.values,
+                                x,
+                                y_in,
+                                y_out,
+                                alpha,
+                                beta,
+                                chunks_ > 0 ? chunked_from_ : std::numeric_limits<O>::max(),
+                                chunks_,
+                                chunk_.as<GatherChunk<O>>(),
+                                long_column_.as<GatherLongColumn>(),
+                                chunk_sum_.as<V>(),
+                                chunks_done_.as<unsigned>()};
     fn_<<<grid_, threads_, 0, stream>>>(a);
     HOLA_CUDA_CHECK_LAUNCH("gather_columns_kernel");
   }
 
  private:
-  // The chunks of the columns of kGatherChunkedColumn entries or more, from the index just built
-  // on `stream` (synchronises it: the first op T product waits for the index anyway). Columns in
-  // column order, chunks in entry order: the same plan, so the same sums, on every run. Memory:
-  // 28 bytes per long column (nnz / kGatherChunkedColumn at most), at most 24 bytes and a value
-  // per chunk (nnz / kGatherChunk + 1 per long column at most).
+  // The chunks of the long columns (kGatherChunkedColumn, kGatherChunkedMeans), from the index
+  // just built on `stream` (synchronises it: the first op T product waits for the index anyway).
+  // Columns in column order, chunks in entry order: the same plan, so the same sums, on every run.
+  // Memory: 24 bytes and a counter per long column (nnz / kGatherChunkedColumn at most), at most
+  // 24 bytes and a value per chunk (nnz / kGatherChunk + 1 per long column at most).
   void plan_chunks(cudaStream_t stream) {
     chunks_ = 0;
-    const std::int64_t capacity = index_.nnz() / kGatherChunkedColumn;
+    const std::int64_t cols = index_.cols(), nnz = index_.nnz();
+    const std::int64_t mean_ceil = cols > 0 ? (nnz + cols - 1) / cols : 0;
+    const std::int64_t from =
+        std::max<std::int64_t>(kGatherChunkedColumn, kGatherChunkedMeans * mean_ceil);
+    const std::int64_t capacity = nnz / from;
     if (capacity == 0) return;
+    chunked_from_ = static_cast<O>(from);
     StreamScratch count(sizeof(int), stream);
     StreamScratch found(static_cast<std::size_t>(capacity) * 3 * sizeof(std::int64_t), stream);
     HOLA_CUDA_CHECK(cudaMemsetAsync(count.as<int>(), 0, sizeof(int), stream));
@@ -292,8 +300,8 @@ class GatherTranspose {
         std::int64_t(current_device_info().sm_count) * 8);
     find_long_columns_kernel<O>
         <<<static_cast<unsigned>(std::max<std::int64_t>(blocks, 1)), kDefaultThreadsPerBlock, 0,
-           stream>>>(index_.col_ptr(), index_.cols(), static_cast<O>(kGatherChunkedColumn),
-                     static_cast<int>(capacity), count.as<int>(), found.as<std::int64_t>());
+           stream>>>(index_.col_ptr(), index_.cols(), chunked_from_, static_cast<int>(capacity),
+                     count.as<int>(), found.as<std::int64_t>());
     HOLA_CUDA_CHECK_LAUNCH("find_long_columns_kernel");
     int n = 0;
     HOLA_CUDA_CHECK(
@@ -340,6 +348,7 @@ class GatherTranspose {
   ColumnIndex<I, O> index_;
   DeviceBuffer chunk_, long_column_, chunk_sum_, chunks_done_;
   std::int64_t chunks_ = 0;
+  O chunked_from_ = std::numeric_limits<O>::max();
   bool active_ = false;
   bool built_ = false;
   GatherFn<V, I, O> fn_ = nullptr;
