@@ -16,8 +16,13 @@ gpu_arch() {
 # The commit that results are recorded under: HOLA_COMMIT, else git's HEAD, else .carry/commit.
 hola_commit() {
   if [ -n "${HOLA_COMMIT:-}" ]; then echo "$HOLA_COMMIT"; return; fi
-  git -C "$HOLA_ROOT" rev-parse HEAD 2>/dev/null || cat "$HOLA_ROOT/.carry/commit" 2>/dev/null ||
-    echo unknown
+  # Only a checkout of its own: an export (git archive) unpacked inside another repository would
+  # otherwise report that repository's HEAD.
+  if [ "$(git -C "$HOLA_ROOT" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$HOLA_ROOT" && pwd -P)" ]; then
+    git -C "$HOLA_ROOT" rev-parse HEAD
+    return
+  fi
+  cat "$HOLA_ROOT/.carry/commit" 2>/dev/null || echo unknown
 }
 
 # The device scripts' output folder: OUT (default ./device-out), created.
