@@ -80,6 +80,48 @@ struct DeviceMatrix {
 const gpu::Kernel kKernels[] = {gpu::Kernel::matrix_direct, gpu::Kernel::matrix_balanced,
                                 gpu::Kernel::vector_direct, gpu::Kernel::vector_balanced};
 
+// One apply of `kern` into a NaN-poisoned y (form 0: dense; 1: sparse, sorted; 2: sparse, any
+// order), compared with the CPU reference: "" when right, else what differs.
+template <class V, class I, class O>
+std::string apply_and_compare(gpu::Spmspv<V, I, O>& k, gpu::Kernel kern, Op op, Semiring s,
+                              const DeviceMatrix<V, I, O>& dm, const SparseVectorView<V, I>& hx,
+                              const SparseVectorView<V, I>& dx, const Mask& hm, const Mask& dmk,
+                              int form, cudaStream_t stream) {
+  const std::int64_t n_out = op == Op::N ? dm.A.rows : dm.A.cols;
+  const std::size_t un = static_cast<std::size_t>(std::max<std::int64_t>(1, n_out));
+  DM::Array<V> d_yv(std::vector<V>(un, std::numeric_limits<V>::quiet_NaN()));
+  DM::Array<I> d_yi(std::vector<I>(un, I(-1)));
+  Output<V, I> dy;
+  dy.size = n_out;
+  dy.format = form == 0 ? OutputFormat::dense : OutputFormat::sparse;
+  dy.want_sorted = form == 1;
+  if (form == 0) {
+    dy.dense = d_yv.get();
+  } else {
+    dy.values = d_yv.get();
+    dy.indices = d_yi.get();
+    dy.capacity = n_out;
+  }
+  k.apply(kern, op, s, dx, dmk, dy, stream);
+  DM::sync();
+  auto yv = d_yv.download();
+  auto yi = d_yi.download();
+  Output<V, I> hy = dy;
+  if (form == 0) {
+    hy.dense = yv.data();
+  } else {
+    hy.values = yv.data();
+    hy.indices = yi.data();
+  }
+  Problem<V, I, O> p;
+  p.op = op;
+  p.semiring = s;
+  p.A = dm.host.view();
+  p.x = hx;
+  p.mask = hm;
+  return compare_with_reference(p, hy);
+}
+
 template <class T>
 class SpmspvGpu : public ::testing::Test {};
 using GpuTypes = ::testing::Types<
@@ -136,38 +178,8 @@ TYPED_TEST(SpmspvGpu, EveryKernelMatchesReference) {
                   hm.complement = dmk.complement = mk == 2;
                 }
                 const int form = static_cast<int>(rotate++ % 3);
-                const std::size_t un = static_cast<std::size_t>(std::max<std::int64_t>(1, n_out));
-                DM::Array<V> d_yv(un);
-                DM::Array<I> d_yi(un);
-                Output<V, I> dy;
-                dy.size = n_out;
-                dy.format = form == 0 ? OutputFormat::dense : OutputFormat::sparse;
-                dy.want_sorted = form == 1;
-                if (form == 0) {
-                  dy.dense = d_yv.get();
-                } else {
-                  dy.values = d_yv.get();
-                  dy.indices = d_yi.get();
-                  dy.capacity = n_out;
-                }
-                k.apply(kern, op, s, dx, dmk, dy, stream.get());
-                DM::sync();
-                auto yv = d_yv.download();
-                auto yi = d_yi.download();
-                Output<V, I> hy = dy;
-                if (form == 0) {
-                  hy.dense = yv.data();
-                } else {
-                  hy.values = yv.data();
-                  hy.indices = yi.data();
-                }
-                Problem<V, I, O> p;
-                p.op = op;
-                p.semiring = s;
-                p.A = dm.host.view();
-                p.x = hx;
-                p.mask = hm;
-                const std::string diff = compare_with_reference(p, hy);
+                const std::string diff =
+                    apply_and_compare(k, kern, op, s, dm, hx, dx, hm, dmk, form, stream.get());
                 EXPECT_TRUE(diff.empty())
                     << name << " op " << op_name(op) << " density " << density << " "
                     << format_name(f) << " mask " << mk << " " << semiring_name(s) << " "
@@ -180,6 +192,66 @@ TYPED_TEST(SpmspvGpu, EveryKernelMatchesReference) {
     }
   }
   EXPECT_GT(checked, 10000);
+}
+
+// vector_direct at every group width (lanes per entry of x), forced: per call the width follows
+// nnz(x) and the GPU's size, so a test's small vectors alone would only see the widest groups.
+// Rows longer than the group's rounds (arrow, one_full_row, R-MAT hubs) go to the whole warp;
+// dense and sparse y alternate, so a dense call that left the accumulator or the flags dirty
+// shows in the next sparse one.
+TYPED_TEST(SpmspvGpu, VectorDirectEveryGroupWidth) {
+  HOLA_TYPES;
+  std::int64_t checked = 0, rotate = 0;
+  TestStream stream(TestStream::non_blocking);
+  for (const auto& [name, m64] : spmspv_families(SpmspvExtraFamily::rmat_large)) {
+    DeviceMatrix<V, I, O> dm(m64.template convert<V, I, O>());
+    gpu::Spmspv<V, I, O> k;
+    k.setup(dm.A, &dm.At);
+    for (Op op : {Op::N, Op::T}) {
+      const std::int64_t n_in = op == Op::N ? dm.A.cols : dm.A.rows;
+      const std::int64_t n_out = op == Op::N ? dm.A.rows : dm.A.cols;
+      std::vector<std::uint8_t> mask(static_cast<std::size_t>(n_out));
+      std::mt19937_64 rng(11);
+      for (auto& b : mask) b = static_cast<std::uint8_t>(rng() % 4 == 0 ? 1 : 0);
+      DM::Array<std::uint8_t> d_mask(mask.size());
+      d_mask.upload(mask);
+      for (double density : {0.004, 0.05, 1.0}) {
+        const TestVector<V, I> hv(n_in, density, 500 + checked);
+        DM::Array<I> d_idx(with_one(hv.sorted_idx));
+        DM::Array<V> d_val(with_one(hv.sorted_val));
+        const SparseVectorView<V, I> hx = hv.view(VectorFormat::sorted);
+        SparseVectorView<V, I> dx = hx;
+        dx.memory = Memory::device;
+        dx.indices = d_idx.get();
+        dx.values = d_val.get();
+        for (int lanes : {1, 2, 4, 8, 16, 32}) {
+          k.set_direct_lanes(lanes);
+          for (bool masked : {false, true})
+            for (Semiring s : kSemirings) {
+              Mask hm, dmk;
+              if (masked) {
+                hm.values = mask.data();
+                dmk.values = d_mask.get();
+                hm.size = dmk.size = n_out;
+                hm.complement = dmk.complement = true;
+              }
+              const int form = static_cast<int>(rotate++ % 3);
+              const std::string diff = apply_and_compare(k, gpu::Kernel::vector_direct, op, s, dm,
+                                                         hx, dx, hm, dmk, form, stream.get());
+              EXPECT_TRUE(diff.empty())
+                  << name << " op " << op_name(op) << " density " << density << " lanes " << lanes
+                  << " masked " << masked << " " << semiring_name(s) << " form " << form << ":\n"
+                  << diff;
+              ++checked;
+            }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 4000);
+  gpu::Spmspv<double, std::int32_t, std::int32_t> refused;
+  EXPECT_EQ(status_of([&] { refused.set_direct_lanes(3); }), status::invalid_argument);
+  EXPECT_EQ(status_of([&] { refused.set_direct_lanes(64); }), status::invalid_argument);
 }
 
 TYPED_TEST(SpmspvGpu, BadVectorsChangeNothing) {

@@ -17,6 +17,7 @@
 
 #include <thrust/iterator/counting_iterator.h>
 
+#include <cooperative_groups.h>
 #include <algorithm>
 #include <cub/cub.cuh>
 #include <limits>
@@ -95,14 +96,23 @@ struct MaskDev {
   }
 };
 
+// Appends output i to the list. The lanes of a warp that append together take their slots with
+// one atomic: every touched entry of a call goes through this single counter.
+template <class I>
+__device__ __forceinline__ void append(I* list, unsigned long long* count, std::int64_t i) {
+  const auto group = cooperative_groups::coalesced_threads();
+  unsigned long long slot = 0;
+  if (group.thread_rank() == 0)
+    slot = atomicAdd(count, static_cast<unsigned long long>(group.size()));
+  slot = group.shfl(slot, 0) + group.thread_rank();
+  list[slot] = static_cast<I>(i);
+}
+
 // Marks output i touched (appending it to the list the first time).
 template <class I>
 __device__ __forceinline__ void touch(int* flag, I* list, unsigned long long* count,
                                       std::int64_t i) {
-  if (flag[i] == 0 && atomicExch(&flag[i], 1) == 0) {
-    const unsigned long long q = atomicAdd(count, 1ull);
-    list[q] = static_cast<I>(i);
-  }
+  if (flag[i] == 0 && atomicExch(&flag[i], 1) == 0) append(list, count, i);
 }
 
 template <class T>
@@ -112,7 +122,8 @@ __global__ void fill_kernel(T* a, std::int64_t n, T v) {
     a[i] = v;
 }
 
-// x as a list -> bitmap bits (atomicOr) and dense values; checks range, order, duplicates.
+// x as a list -> bitmap bits (atomicOr; null: none, and no duplicate check) and dense values;
+// checks range, order, duplicates.
 template <class V, class I>
 __global__ void scatter_list_kernel(const I* idx, const V* val, std::int64_t nnz, std::int64_t n,
                                     bool sorted, std::uint32_t* bits, V* dense, int* err) {
@@ -124,9 +135,11 @@ __global__ void scatter_list_kernel(const I* idx, const V* val, std::int64_t nnz
       continue;
     }
     if (sorted && k > 0 && static_cast<std::int64_t>(idx[k - 1]) >= j) atomicOr(err, kErrOrder);
-    const std::uint32_t bit = 1u << (j & 31);
-    const std::uint32_t old = atomicOr(&bits[j >> 5], bit);
-    if (old & bit) atomicOr(err, kErrDuplicate);
+    if (bits) {
+      const std::uint32_t bit = 1u << (j & 31);
+      const std::uint32_t old = atomicOr(&bits[j >> 5], bit);
+      if (old & bit) atomicOr(err, kErrDuplicate);
+    }
     dense[j] = val[k];
   }
 }
@@ -166,36 +179,39 @@ __device__ __forceinline__ bool test_bit(const std::uint32_t* bits, std::int64_t
   return (bits[j >> 5] >> (j & 31)) & 1u;
 }
 
-// Matrix-driven, direct: one thread per row of M.
-template <class S, class V, class I, class O>
+// Matrix-driven, direct: one thread per row of M. With ToDense the thread owns its row's entry
+// of a dense y and writes it, identity included (no accumulator, no list, no copy afterwards).
+template <bool ToDense, class S, class V, class I, class O>
 __global__ void matrix_direct_kernel(std::int64_t rows, const O* row_ptr, const I* col_idx,
                                      const V* values, const std::uint32_t* xbits, const V* xdense,
                                      MaskDev mask, V* acc, int* flag, I* list,
-                                     unsigned long long* count) {
+                                     unsigned long long* count, V* y) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < rows;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    if (!mask.allowed(i)) continue;
     V a = S::template identity<V>();
     bool hit = false;
-    for (O k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
-      const std::int64_t j = static_cast<std::int64_t>(col_idx[k]);
-      if (!test_bit(xbits, j)) continue;
-      const V prod = S::mul(values[k], xdense[j]);
-      a = hit ? S::add(a, prod) : prod;
-      hit = true;
-    }
-    if (hit) {
+    if (mask.allowed(i))
+      for (O k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+        const std::int64_t j = static_cast<std::int64_t>(col_idx[k]);
+        if (!test_bit(xbits, j)) continue;
+        const V prod = S::mul(values[k], xdense[j]);
+        a = hit ? S::add(a, prod) : prod;
+        hit = true;
+      }
+    if constexpr (ToDense) {
+      y[i] = a;
+    } else if (hit) {
       acc[i] = a;  // the only writer of row i
       flag[i] = 1;
-      const unsigned long long q = atomicAdd(count, 1ull);
-      list[q] = static_cast<I>(i);
+      append(list, count, i);
     }
   }
 }
 
 // Matrix-driven, balanced: thread t takes nonzeros [t per, (t + 1) per) of M; the partial of
-// each row it meets is combined atomically.
-template <class S, class V, class I, class O>
+// each row it meets is combined atomically. Track: list the touched outputs (a sparse y; a
+// dense y is copied whole from acc instead).
+template <bool Track, class S, class V, class I, class O>
 __global__ void matrix_balanced_kernel(std::int64_t rows, std::int64_t nnz, int per,
                                        const O* row_ptr, const I* col_idx, const V* values,
                                        const std::uint32_t* xbits, const V* xdense, MaskDev mask,
@@ -222,7 +238,7 @@ __global__ void matrix_balanced_kernel(std::int64_t rows, std::int64_t nnz, int 
       }
       if (hit) {
         atomic_combine<S>(&acc[r], a);
-        touch(flag, list, count, r);
+        if constexpr (Track) touch(flag, list, count, r);
       }
     }
     p = stop;
@@ -231,23 +247,39 @@ __global__ void matrix_balanced_kernel(std::int64_t rows, std::int64_t nnz, int 
   }
 }
 
-// Vector-driven, direct: one thread per entry k of x, over row x_idx[k] of M (A^T for N, A for
-// T), products combined atomically into acc. A row longer than kDirectLongRow is walked by the
-// whole warp instead (its lanes take turns handing theirs over): one thread alone on a row of
-// 10^4..10^5 entries (a hub of a graph, the dense row of an arrow matrix) took milliseconds,
-// hundreds of times a dense product, whenever x happened to select it. Warps step through x
-// together, so the shuffles see all 32 lanes.
-constexpr std::int64_t kDirectLongRow = 128;
-template <class S, class V, class I, class O>
+// One product of the vector-driven kernels: a_ie x_j into acc[i] (unless masked out).
+template <bool Track, class S, class V, class I>
+__device__ __forceinline__ void push_product(std::int64_t e, V xv, const I* col_idx,
+                                             const V* values, MaskDev mask, V* acc, int* flag,
+                                             I* list, unsigned long long* count) {
+  const std::int64_t i = static_cast<std::int64_t>(col_idx[e]);
+  if (!mask.allowed(i)) return;
+  atomic_combine<S>(&acc[i], S::mul(values[e], xv));
+  if constexpr (Track) touch(flag, list, count, i);
+}
+
+// Vector-driven, direct: a group of G lanes (a power of two up to the warp) per entry k of x,
+// over row x_idx[k] of M (A^T for N, A for T), products combined atomically into acc. The
+// products of one lane form a chain of dependent round trips to L2 when they are tracked (the
+// flag, then the counter), about a microsecond each: one thread on a row of 100 entries took
+// 0.1 ms, a warp on 32 rows of 180 entries 0.25 ms. So G grows while the groups still fit the
+// GPU at once (chosen per call, `direct_lanes`), and a row longer than kDirectLongRounds rounds
+// of its group is walked by the whole warp instead (its groups take turns handing theirs over).
+// Warps step through x together, so the shuffles see all 32 lanes.
+constexpr std::int64_t kDirectLongRounds = 32;
+template <int G, bool Track, class S, class V, class I, class O>
 __global__ void vector_direct_kernel(std::int64_t nx, const I* x_idx, const V* x_val,
                                      bool x_val_dense, const O* row_ptr, const I* col_idx,
                                      const V* values, MaskDev mask, V* acc, int* flag, I* list,
                                      unsigned long long* count) {
+  static_assert(G >= 1 && G <= 32 && (G & (G - 1)) == 0, "G: a power of two up to 32");
+  constexpr int kGroupsPerWarp = 32 / G;
   const int lane = static_cast<int>(threadIdx.x & 31u);
-  const std::int64_t thread = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t base = thread - lane; base < nx; base += stride) {
-    const std::int64_t k = base + lane;
+  const int lane_in_group = lane % G;
+  const std::int64_t warp = (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / 32;
+  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * blockDim.x / 32;
+  for (std::int64_t base = warp * kGroupsPerWarp; base < nx; base += warps * kGroupsPerWarp) {
+    const std::int64_t k = base + lane / G;
     std::int64_t begin = 0, end = 0;
     V xv = S::template identity<V>();
     if (k < nx) {
@@ -256,34 +288,30 @@ __global__ void vector_direct_kernel(std::int64_t nx, const I* x_idx, const V* x
       begin = static_cast<std::int64_t>(row_ptr[j]);
       end = static_cast<std::int64_t>(row_ptr[j + 1]);
     }
-    const bool long_row = end - begin > kDirectLongRow;
+    const bool long_row = G < 32 && end - begin > kDirectLongRounds * G;
     if (!long_row)
-      for (std::int64_t e = begin; e < end; ++e) {
-        const std::int64_t i = static_cast<std::int64_t>(col_idx[e]);
-        if (!mask.allowed(i)) continue;
-        atomic_combine<S>(&acc[i], S::mul(values[e], xv));
-        touch(flag, list, count, i);
-      }
-    for (unsigned pending = __ballot_sync(0xffffffffu, long_row); pending != 0;
-         pending &= pending - 1) {
-      const int owner = __ffs(pending) - 1;
-      const std::int64_t b = __shfl_sync(0xffffffffu, begin, owner);
-      const std::int64_t f = __shfl_sync(0xffffffffu, end, owner);
-      const V v = __shfl_sync(0xffffffffu, xv, owner);
-      for (std::int64_t e = b + lane; e < f; e += 32) {
-        const std::int64_t i = static_cast<std::int64_t>(col_idx[e]);
-        if (!mask.allowed(i)) continue;
-        atomic_combine<S>(&acc[i], S::mul(values[e], v));
-        touch(flag, list, count, i);
+      for (std::int64_t e = begin + lane_in_group; e < end; e += G)
+        push_product<Track, S>(e, xv, col_idx, values, mask, acc, flag, list, count);
+    if constexpr (G < 32) {
+      for (unsigned pending = __ballot_sync(0xffffffffu, long_row && lane_in_group == 0);
+           pending != 0; pending &= pending - 1) {
+        const int owner = __ffs(pending) - 1;
+        const std::int64_t b = __shfl_sync(0xffffffffu, begin, owner);
+        const std::int64_t f = __shfl_sync(0xffffffffu, end, owner);
+        const V v = __shfl_sync(0xffffffffu, xv, owner);
+        for (std::int64_t e = b + lane; e < f; e += 32)
+          push_product<Track, S>(e, v, col_idx, values, mask, acc, flag, list, count);
       }
     }
   }
 }
 
-// Lengths of the rows of M that x selects (input of the exclusive scan).
+// Lengths of the rows of M that x selects, and a trailing 0 (the exclusive scan of nx + 1
+// entries then ends with the total).
 template <class I, class O>
 __global__ void lengths_kernel(std::int64_t nx, const I* x_idx, const O* row_ptr,
                                std::int64_t* len) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) len[nx] = 0;
   for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < nx;
        k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const std::int64_t j = static_cast<std::int64_t>(x_idx[k]);
@@ -294,7 +322,7 @@ __global__ void lengths_kernel(std::int64_t nx, const I* x_idx, const O* row_ptr
 // Vector-driven, balanced: touched nonzero positions p = 0 .. total - 1 over a grid-stride loop
 // (total read on the device: no host synchronisation); the entry of x owning p found by binary
 // search in the exclusive scan `start` (nx + 1 entries, start[nx] = total).
-template <class S, class V, class I, class O>
+template <bool Track, class S, class V, class I, class O>
 __global__ void vector_balanced_kernel(std::int64_t nx, const std::int64_t* start, const I* x_idx,
                                        const V* x_val, bool x_val_dense, const O* row_ptr,
                                        const I* col_idx, const V* values, MaskDev mask, V* acc,
@@ -312,11 +340,8 @@ __global__ void vector_balanced_kernel(std::int64_t nx, const std::int64_t* star
     }
     const std::int64_t j = static_cast<std::int64_t>(x_idx[lo]);
     const std::int64_t e = static_cast<std::int64_t>(row_ptr[j]) + (p - start[lo]);
-    const std::int64_t i = static_cast<std::int64_t>(col_idx[e]);
-    if (!mask.allowed(i)) continue;
     const V xv = x_val_dense ? x_val[j] : x_val[lo];
-    atomic_combine<S>(&acc[i], S::mul(values[e], xv));
-    touch(flag, list, count, i);
+    push_product<Track, S>(e, xv, col_idx, values, mask, acc, flag, list, count);
   }
 }
 
@@ -332,12 +357,17 @@ __global__ void gather_kernel(std::int64_t c, const I* list, const V* acc, I* y_
   }
 }
 
-// Dense y: every entry from acc (identity where untouched: the invariant), O(n).
+// Dense y: every entry from acc (identity where untouched: the invariant), and acc put back to
+// the identity where it differs (bitwise), which needs no list of the touched entries.
 template <class V>
-__global__ void copy_kernel(std::int64_t n, const V* acc, V* y) {
+__global__ void copy_reset_kernel(std::int64_t n, V* acc, V* y, V identity) {
+  const auto identity_bits = to_bits<V>(identity);
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-    y[i] = acc[i];
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const V a = acc[i];
+    y[i] = a;
+    if (to_bits<V>(a) != identity_bits) acc[i] = identity;
+  }
 }
 
 template <class V, class I>
@@ -408,6 +438,43 @@ __global__ void refresh_values_kernel(std::int64_t nnz, const O* position, const
   for (std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; k < nnz;
        k += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
     t_values[k] = values[static_cast<std::int64_t>(position[k])];
+}
+
+// A runtime flag or lane count as a compile-time constant for f.
+template <class F>
+void with_flag(bool flag, F&& f) {
+  if (flag)
+    f(std::true_type{});
+  else
+    f(std::false_type{});
+}
+template <class F>
+void with_lanes(int lanes, F&& f) {
+  switch (lanes) {
+    case 1:
+      return f(std::integral_constant<int, 1>{});
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    case 8:
+      return f(std::integral_constant<int, 8>{});
+    case 16:
+      return f(std::integral_constant<int, 16>{});
+    default:
+      return f(std::integral_constant<int, 32>{});
+  }
+}
+
+// Lanes per entry of x in vector_direct: wider groups while all of them still fit the GPU at
+// once (resident_threads), and no wider than the mean row of M rounded up to a power of two (a
+// wider group only idles; a long row goes to the whole warp anyway).
+inline int vector_direct_lanes(std::int64_t nx, std::int64_t m_rows, std::int64_t m_nnz,
+                               std::int64_t resident_threads) {
+  const std::int64_t mean = m_rows > 0 ? (m_nnz + m_rows - 1) / m_rows : 1;
+  int lanes = 1;
+  while (lanes < 32 && lanes < mean && nx * 2 * lanes <= resident_threads) lanes *= 2;
+  return lanes;
 }
 
 inline int grid_for(std::int64_t n, int max_blocks = 65535 * 4) {
@@ -491,6 +558,8 @@ struct Spmspv<V, I, O>::Impl {
   std::size_t temp_bytes = 0;
   int acc_semiring = -1;  // semiring whose identity acc holds (-1: not initialized)
   int sms = 1;
+  std::int64_t resident_threads = 2048;  // threads the GPU holds at once
+  int direct_lanes = 0;                  // vector_direct's lanes per entry of x (0: per call)
   DenseSpmv dense_spmv;
 };
 
@@ -521,6 +590,16 @@ void Spmspv<V, I, O>::set_dense_spmv(DenseSpmv spmv) {
 template <class V, class I, class O>
 bool Spmspv<V, I, O>::has_dense_spmv() const {
   return static_cast<bool>(impl_->dense_spmv);
+}
+
+template <class V, class I, class O>
+void Spmspv<V, I, O>::set_direct_lanes(int lanes) {
+  if (lanes != 0 && lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 &&
+      lanes != 32)
+    fail(status::invalid_argument,
+         "spmspv gpu: vector_direct lanes must be 0 (per call) or 1, 2, 4, 8, 16, 32, not " +
+             std::to_string(lanes));
+  impl_->direct_lanes = lanes;
 }
 
 template <class V, class I, class O>
@@ -575,6 +654,10 @@ void Spmspv<V, I, O>::setup(const CsrView<V, I, O>& A, const CsrView<V, I, O>* A
   int dev = 0;
   HOLA_CUDA_CHECK(cudaGetDevice(&dev));
   HOLA_CUDA_CHECK(cudaDeviceGetAttribute(&m.sms, cudaDevAttrMultiProcessorCount, dev));
+  int threads_per_sm = 0;
+  HOLA_CUDA_CHECK(
+      cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+  m.resident_threads = static_cast<std::int64_t>(m.sms) * threads_per_sm;
   HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
@@ -680,23 +763,31 @@ void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
     m.acc_semiring = static_cast<int>(semiring);
   }
 
-  // x: bitmap + dense values (matrix kernels, densify, and validation of lists), list (vector
-  // kernels, densify's presence pass without A^T). Densify's dense copy is zero outside x.
+  // x as a list: its bitmap for the matrix kernels, the presence pass of densify's sparse y and
+  // the duplicate check; its dense values for the matrix kernels and densify (zero outside x).
+  // The error word and x's count are read only by a validated call.
+  const bool dense_y = y.format == OutputFormat::dense;
+  const bool push_presence = densify && !dense_y && op == Op::T && !m.has_at;
   const std::uint32_t* xb = x.bits;
   const V* xd = x.values;
-  HOLA_CUDA_CHECK(cudaMemsetAsync(err, 0, sizeof(int), stream));
-  HOLA_CUDA_CHECK(cudaMemsetAsync(counters + 1, 0, sizeof(unsigned long long), stream));
-  if (!bitmap && (matrix_kernel || densify || validate)) {
-    HOLA_CUDA_CHECK(
-        cudaMemsetAsync(xbits, 0, static_cast<std::size_t>((n_in + 31) / 32) * 4, stream));
+  if (validate) {
+    HOLA_CUDA_CHECK(cudaMemsetAsync(err, 0, sizeof(int), stream));
+    HOLA_CUDA_CHECK(cudaMemsetAsync(counters + 1, 0, sizeof(unsigned long long), stream));
+  }
+  const bool want_bits = matrix_kernel || validate || (densify && !dense_y && !push_presence);
+  if (!bitmap && (want_bits || matrix_kernel || densify)) {
+    if (want_bits)
+      HOLA_CUDA_CHECK(
+          cudaMemsetAsync(xbits, 0, static_cast<std::size_t>((n_in + 31) / 32) * 4, stream));
     if (densify)
       HOLA_CUDA_CHECK(
           cudaMemsetAsync(xdense, 0, static_cast<std::size_t>(n_in) * sizeof(V), stream));
     if (x.nnz > 0)
       scatter_list_kernel<<<grid_for(x.nnz, blocks_max), kBlock, 0, stream>>>(
-          x.indices, x.values, x.nnz, n_in, x.format == VectorFormat::sorted, xbits, xdense, err);
+          x.indices, x.values, x.nnz, n_in, x.format == VectorFormat::sorted,
+          want_bits ? xbits : nullptr, xdense, err);
     HOLA_CUDA_CHECK_LAUNCH("scatter_list");
-    xb = xbits;
+    if (want_bits) xb = xbits;
     xd = xdense;
   }
   if (bitmap && validate && n_in > 0) {
@@ -729,8 +820,6 @@ void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
     HOLA_CUDA_CHECK_LAUNCH("bitmap_dense");
     xd = xdense;
   }
-  const bool push_presence =
-      densify && y.format == OutputFormat::sparse && op == Op::T && !m.has_at;
   const I* x_idx = x.indices;
   const V* x_val = x.values;
   bool x_val_dense = false;
@@ -749,9 +838,9 @@ void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
   const V* source = acc;
   bool listed_sorted = false;  // the list is already in index order (densify's selection)
   if (densify) {
-    V* yd = y.format == OutputFormat::dense ? y.dense : static_cast<V*>(m.start.get());
+    V* yd = dense_y ? y.dense : static_cast<V*>(m.start.get());
     m.dense_spmv(op, xd, yd, stream);
-    if (y.format == OutputFormat::dense) {
+    if (dense_y) {
       if (md.m && n_out > 0) {
         mask_dense_kernel<<<grid_for(n_out, blocks_max), kBlock, 0, stream>>>(n_out, md, yd);
         HOLA_CUDA_CHECK_LAUNCH("mask_dense");
@@ -782,63 +871,72 @@ void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
     listed_sorted = true;
   } else {
     const CsrView<V, I, O>& M = (matrix_kernel == (op == Op::N)) ? m.A : m.At;
-    dispatch_semiring(semiring, [&](auto ops) {
-      using S = decltype(ops);
-      switch (kernel) {
-        case Kernel::matrix_direct:
-          if (M.rows > 0)
-            matrix_direct_kernel<S><<<grid_for(M.rows, blocks_max), kBlock, 0, stream>>>(
-                M.rows, M.row_ptr, M.col_idx, M.values, xb, xd, md, acc, flag, list, counters);
-          break;
-        case Kernel::matrix_balanced: {
-          constexpr int per = 16;
-          const std::int64_t threads = (M.nnz + per - 1) / per;
-          if (threads > 0)
-            matrix_balanced_kernel<S>
-                <<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock, 0, stream>>>(
-                    M.rows, M.nnz, per, M.row_ptr, M.col_idx, M.values, xb, xd, md, acc, flag, list,
-                    counters);
-          break;
+    // A dense y needs no list of the touched outputs (copy_reset_kernel restores acc), and
+    // matrix_direct writes it directly.
+    with_flag(!dense_y, [&](auto track) {
+      constexpr bool Track = decltype(track)::value;
+      dispatch_semiring(semiring, [&](auto ops) {
+        using S = decltype(ops);
+        switch (kernel) {
+          case Kernel::matrix_direct:
+            if (M.rows > 0)
+              matrix_direct_kernel<!Track, S><<<grid_for(M.rows, blocks_max), kBlock, 0, stream>>>(
+                  M.rows, M.row_ptr, M.col_idx, M.values, xb, xd, md, acc, flag, list, counters,
+                  y.dense);
+            break;
+          case Kernel::matrix_balanced: {
+            constexpr int per = 16;
+            const std::int64_t threads = (M.nnz + per - 1) / per;
+            if (threads > 0)
+              matrix_balanced_kernel<Track, S>
+                  <<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock, 0, stream>>>(
+                      M.rows, M.nnz, per, M.row_ptr, M.col_idx, M.values, xb, xd, md, acc, flag,
+                      list, counters);
+            break;
+          }
+          case Kernel::vector_direct:
+            if (x.nnz > 0)
+              with_lanes(m.direct_lanes > 0
+                             ? m.direct_lanes
+                             : vector_direct_lanes(x.nnz, M.rows, M.nnz, m.resident_threads),
+                         [&](auto lanes) {
+                           constexpr int G = decltype(lanes)::value;
+                           vector_direct_kernel<G, Track, S>
+                               <<<grid_for(x.nnz * G, blocks_max), kBlock, 0, stream>>>(
+                                   x.nnz, x_idx, x_val, x_val_dense, M.row_ptr, M.col_idx, M.values,
+                                   md, acc, flag, list, counters);
+                         });
+            break;
+          case Kernel::vector_balanced: {
+            if (x.nnz == 0) break;
+            auto* len = static_cast<std::int64_t*>(m.lengths.get());
+            auto* start = static_cast<std::int64_t*>(m.start.get());
+            lengths_kernel<<<grid_for(x.nnz, blocks_max), kBlock, 0, stream>>>(x.nnz, x_idx,
+                                                                               M.row_ptr, len);
+            HOLA_CUDA_CHECK_LAUNCH("lengths");
+            std::size_t tb = m.temp_bytes;
+            HOLA_CUDA_CHECK(
+                cub::DeviceScan::ExclusiveSum(m.temp.get(), tb, len, start, x.nnz + 1, stream));
+            vector_balanced_kernel<Track, S><<<blocks_max, kBlock, 0, stream>>>(
+                x.nnz, start, x_idx, x_val, x_val_dense, M.row_ptr, M.col_idx, M.values, md, acc,
+                flag, list, counters);
+            break;
+          }
+          case Kernel::densify:
+            break;  // handled above
         }
-        case Kernel::vector_direct:
-          if (x.nnz > 0)
-            vector_direct_kernel<S><<<grid_for(x.nnz, blocks_max), kBlock, 0, stream>>>(
-                x.nnz, x_idx, x_val, x_val_dense, M.row_ptr, M.col_idx, M.values, md, acc, flag,
-                list, counters);
-          break;
-        case Kernel::vector_balanced: {
-          if (x.nnz == 0) break;
-          auto* len = static_cast<std::int64_t*>(m.lengths.get());
-          auto* start = static_cast<std::int64_t*>(m.start.get());
-          lengths_kernel<<<grid_for(x.nnz, blocks_max), kBlock, 0, stream>>>(x.nnz, x_idx,
-                                                                             M.row_ptr, len);
-          HOLA_CUDA_CHECK_LAUNCH("lengths");
-          // start[nx] = total: scan nx + 1 entries with a trailing 0.
-          HOLA_CUDA_CHECK(cudaMemsetAsync(len + x.nnz, 0, sizeof(std::int64_t), stream));
-          std::size_t tb = m.temp_bytes;
-          HOLA_CUDA_CHECK(
-              cub::DeviceScan::ExclusiveSum(m.temp.get(), tb, len, start, x.nnz + 1, stream));
-          vector_balanced_kernel<S><<<blocks_max, kBlock, 0, stream>>>(
-              x.nnz, start, x_idx, x_val, x_val_dense, M.row_ptr, M.col_idx, M.values, md, acc,
-              flag, list, counters);
-          break;
-        }
-        case Kernel::densify:
-          break;  // handled above
-      }
+      });
     });
     HOLA_CUDA_CHECK_LAUNCH("spmspv kernel");
   }
 
   // Output.
-  if (y.format == OutputFormat::dense) {
-    if (n_out > 0) {
-      copy_kernel<<<grid_for(n_out, blocks_max), kBlock, 0, stream>>>(n_out, acc, y.dense);
-      HOLA_CUDA_CHECK_LAUNCH("copy");
+  if (dense_y) {
+    if (!densify && kernel != Kernel::matrix_direct && n_out > 0) {
+      copy_reset_kernel<<<grid_for(n_out, blocks_max), kBlock, 0, stream>>>(n_out, acc, y.dense,
+                                                                            identity);
+      HOLA_CUDA_CHECK_LAUNCH("copy_reset");
     }
-    reset_kernel<<<blocks_max, kBlock, 0, stream>>>(counters, list, acc, flag, identity);
-    HOLA_CUDA_CHECK_LAUNCH("reset");
-    HOLA_CUDA_CHECK(cudaMemsetAsync(counters, 0, sizeof(unsigned long long), stream));
     y.nnz = -1;  // not counted (a dense y needs no synchronisation)
     y.sorted = true;
     return;

@@ -120,6 +120,11 @@ class Spmspv {
 
   std::size_t workspace_bytes() const;
 
+  // Lanes per entry of x in Kernel::vector_direct: 1, 2, 4, 8, 16 or 32, or 0 (the default:
+  // chosen per call from nnz(x), the GPU's size and the mean row length). For tests and
+  // measurements; anything else is refused with invalid_argument.
+  void set_direct_lanes(int lanes);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
