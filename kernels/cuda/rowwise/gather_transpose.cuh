@@ -77,6 +77,12 @@ struct GatherArgs {
   unsigned* chunks_done;  // one per long column: 0 between products
 };
 
+// Entry k of the column index: a_ij x_i, read through the CSR slot of the entry.
+template <class V, class I, class O, class U>
+__device__ __forceinline__ V gather_term(const GatherArgs<V, I, O>& a, U k) {
+  return load_ro(a.values + load_ro(a.position + k)) * load_ro(a.x + load_ro(a.row_idx + k));
+}
+
 // Column [begin, end) summed by the whole warp (a lane each of 32 in turn); every lane gets the
 // total. Four steps per round so that their dependent loads (slot, then value) are in flight
 // together.
@@ -88,7 +94,7 @@ __device__ __forceinline__ V warp_column_sum(const GatherArgs<V, I, O>& a, O beg
   V sum = V(0);
 #pragma unroll 4
   for (U k = static_cast<U>(begin) + static_cast<U>(lane_in_warp); k < last; k += kWarpSize)
-    sum += load_ro(a.values + load_ro(a.position + k)) * load_ro(a.x + load_ro(a.row_idx + k));
+    sum += gather_term(a, k);
   sum = vector_reduce<kWarpSize>(sum, kFullWarpMask);
   return __shfl_sync(kFullWarpMask, sum, 0);
 }
@@ -102,8 +108,10 @@ constexpr int kGatherWarpColumn = 2 * kWarpSize;
 // least kGatherWarpColumn entries are taken by the whole warp, one after the other, after the
 // vectors' own columns. The warp then spends at most as many rounds on them as their longest
 // would have cost its vector alone. The order of the additions is fixed by the structure: the
-// result is the same on every run.
-template <int Width, class V, class I, class O>
+// result is the same on every run. Without LongColumns (no column reaches kGatherWarpColumn,
+// known when the index is built) the chunks, the length tests and the ballot are compiled out:
+// they cost about 3 % of an op T product on matrices that never need them.
+template <int Width, bool LongColumns, class V, class I, class O>
 __global__ __launch_bounds__(kMaxThreadsPerBlock) void gather_columns_kernel(
     GatherArgs<V, I, O> a) {
   using U = std::make_unsigned_t<O>;
@@ -112,49 +120,50 @@ __global__ __launch_bounds__(kMaxThreadsPerBlock) void gather_columns_kernel(
   const int lane_in_warp = static_cast<int>(threadIdx.x % kWarpSize);
   // The chunks of the longest columns first, a warp each: they are the long pole.
   const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * (blockDim.x / kWarpSize);
-  for (std::int64_t c =
-           (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarpSize;
-       c < a.chunks; c += warps) {
-    const GatherChunk<O> chunk = a.chunk[c];
-    const V part = warp_column_sum(a, chunk.begin, chunk.end, lane_in_warp);
-    unsigned done_before = 0u;
-    if (lane_in_warp == 0) {
-      a.chunk_sum[c] = part;
-      __threadfence();  // the sum is visible before the count that announces it
-      done_before = atomicAdd(a.chunks_done + chunk.column, 1u);
-    }
-    done_before = __shfl_sync(kFullWarpMask, done_before, 0);
-    const GatherLongColumn column = a.long_column[chunk.column];
-    if (done_before + 1u == static_cast<unsigned>(column.chunks)) {
-      // Last chunk of its column: every other chunk's sum is written.
-      __threadfence();
-      V total = V(0);
-      for (int k = lane_in_warp; k < column.chunks; k += kWarpSize)
-        total += __ldcg(a.chunk_sum + column.first_chunk + k);
-      total = vector_reduce<kWarpSize>(total, kFullWarpMask);
+  if constexpr (LongColumns)
+    for (std::int64_t c =
+             (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarpSize;
+         c < a.chunks; c += warps) {
+      const GatherChunk<O> chunk = a.chunk[c];
+      const V part = warp_column_sum(a, chunk.begin, chunk.end, lane_in_warp);
+      unsigned done_before = 0u;
       if (lane_in_warp == 0) {
-        a.chunks_done[chunk.column] = 0u;  // for the next product, in stream order
-        V out = a.alpha * total;
-        if (a.beta != V(0)) out += a.beta * a.y_in[column.col];
-        a.y_out[column.col] = out;
+        a.chunk_sum[c] = part;
+        __threadfence();  // the sum is visible before the count that announces it
+        done_before = atomicAdd(a.chunks_done + chunk.column, 1u);
+      }
+      done_before = __shfl_sync(kFullWarpMask, done_before, 0);
+      const GatherLongColumn column = a.long_column[chunk.column];
+      if (done_before + 1u == static_cast<unsigned>(column.chunks)) {
+        // Last chunk of its column: every other chunk's sum is written.
+        __threadfence();
+        V total = V(0);
+        for (int k = lane_in_warp; k < column.chunks; k += kWarpSize)
+          total += __ldcg(a.chunk_sum + column.first_chunk + k);
+        total = vector_reduce<kWarpSize>(total, kFullWarpMask);
+        if (lane_in_warp == 0) {
+          a.chunks_done[chunk.column] = 0u;  // for the next product, in stream order
+          V out = a.alpha * total;
+          if (a.beta != V(0)) out += a.beta * a.y_in[column.col];
+          a.y_out[column.col] = out;
+        }
       }
     }
-  }
   for (std::int64_t first = g.warp_first; first < a.cols; first += g.stride) {
     const std::int64_t col = first + g.vector_in_warp;
     const bool active = col < a.cols;
     O begin, end;
     vector_row_bounds<Width>(a.col_ptr, col, active, lane, kFullWarpMask, begin, end);
-    const bool chunked = end - begin >= a.chunked_from;  // summed above
+    const bool chunked = LongColumns && end - begin >= a.chunked_from;  // summed above
     bool to_warp = false;
-    if constexpr (Width < kWarpSize)
+    if constexpr (LongColumns && Width < kWarpSize)
       to_warp = !chunked && end - begin >= static_cast<O>(kGatherWarpColumn);
     V sum = V(0);
     const U last = to_warp || chunked ? static_cast<U>(begin) : static_cast<U>(end);
     for (U k = static_cast<U>(begin) + static_cast<U>(lane); k < last; k += Width)
-      sum += load_ro(a.values + load_ro(a.position + k)) * load_ro(a.x + load_ro(a.row_idx + k));
+      sum += gather_term(a, k);
     sum = vector_reduce<Width>(sum, kFullWarpMask);
-    if constexpr (Width < kWarpSize) {
+    if constexpr (LongColumns && Width < kWarpSize) {
       // Lane 0 of each vector whose column goes to the warp.
       unsigned long_columns = __ballot_sync(kFullWarpMask, to_warp && lane == 0);
       while (long_columns != 0u) {
@@ -175,13 +184,15 @@ __global__ __launch_bounds__(kMaxThreadsPerBlock) void gather_columns_kernel(
 }
 
 // Every column of at least `min_len` entries: (col, begin, end), in any order, at most `capacity`
-// of them (nnz / min_len bounds their number).
+// of them (nnz / min_len bounds their number); count[0] says how many, count[1] how many columns
+// have kGatherWarpColumn entries or more.
 template <class O>
 __global__ void find_long_columns_kernel(const O* col_ptr, std::int64_t cols, O min_len,
                                          int capacity, int* count, std::int64_t* found) {
   for (std::int64_t col = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
        col < cols; col += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const O begin = col_ptr[col], end = col_ptr[col + 1];
+    if (end - begin >= static_cast<O>(kGatherWarpColumn)) atomicAdd(count + 1, 1);
     if (end - begin < min_len) continue;
     const int slot = atomicAdd(count, 1);
     if (slot >= capacity) continue;
@@ -194,19 +205,19 @@ __global__ void find_long_columns_kernel(const O* col_ptr, std::int64_t cols, O 
 template <class V, class I, class O>
 using GatherFn = void (*)(GatherArgs<V, I, O>);
 
-template <class V, class I, class O>
+template <class V, class I, class O, bool LongColumns>
 GatherFn<V, I, O> gather_columns_fn(int width) {
   switch (width) {
     case 2:
-      return gather_columns_kernel<2, V, I, O>;
+      return gather_columns_kernel<2, LongColumns, V, I, O>;
     case 4:
-      return gather_columns_kernel<4, V, I, O>;
+      return gather_columns_kernel<4, LongColumns, V, I, O>;
     case 8:
-      return gather_columns_kernel<8, V, I, O>;
+      return gather_columns_kernel<8, LongColumns, V, I, O>;
     case 16:
-      return gather_columns_kernel<16, V, I, O>;
+      return gather_columns_kernel<16, LongColumns, V, I, O>;
     case 32:
-      return gather_columns_kernel<32, V, I, O>;
+      return gather_columns_kernel<32, LongColumns, V, I, O>;
     default:
       fail(status::internal, "gather transpose: unexpected width " + std::to_string(width));
   }
@@ -232,10 +243,10 @@ class GatherTranspose {
       index_ = ColumnIndex<I, O>{};
       return;
     }
-    const int width = adaptive_lanes_per_row(A.cols, A.nnz);  // from the mean column length
-    fn_ = gather_columns_fn<V, I, O>(width);
+    width_ = adaptive_lanes_per_row(A.cols, A.nnz);  // from the mean column length
+    fn_ = gather_columns_fn<V, I, O, true>(width_);  // until the index shows no long column
     threads_ = threads_per_block;
-    grid_ = grid_size(A.cols, threads_per_block / width, kMaxGridBlocks);
+    grid_ = grid_size(A.cols, threads_per_block / width_, kMaxGridBlocks);
     active_ = true;
   }
 
@@ -267,7 +278,7 @@ class GatherTranspose {
                                 y_out,
                                 alpha,
                                 beta,
-                                chunks_ > 0 ? chunked_from_ : std::numeric_limits<O>::max(),
+                                chunked_from_,
                                 chunks_,
                                 chunk_.as<GatherChunk<O>>(),
                                 long_column_.as<GatherLongColumn>(),
@@ -283,31 +294,34 @@ class GatherTranspose {
   // Columns in column order, chunks in entry order: the same plan, so the same sums, on every run.
   // Memory: 24 bytes and a counter per long column (nnz / kGatherChunkedColumn at most), at most
   // 24 bytes and a value per chunk (nnz / kGatherChunk + 1 per long column at most).
+  // Without any column of kGatherWarpColumn entries the kernel without long columns is used.
   void plan_chunks(cudaStream_t stream) {
     chunks_ = 0;
+    chunked_from_ = std::numeric_limits<O>::max();  // no column is chunked
     const std::int64_t cols = index_.cols(), nnz = index_.nnz();
     const std::int64_t mean_ceil = cols > 0 ? (nnz + cols - 1) / cols : 0;
     const std::int64_t from =
         std::max<std::int64_t>(kGatherChunkedColumn, kGatherChunkedMeans * mean_ceil);
     const std::int64_t capacity = nnz / from;
-    if (capacity == 0) return;
-    chunked_from_ = static_cast<O>(from);
-    StreamScratch count(sizeof(int), stream);
-    StreamScratch found(static_cast<std::size_t>(capacity) * 3 * sizeof(std::int64_t), stream);
-    HOLA_CUDA_CHECK(cudaMemsetAsync(count.as<int>(), 0, sizeof(int), stream));
+    StreamScratch count(2 * sizeof(int), stream);
+    StreamScratch found(
+        static_cast<std::size_t>(std::max<std::int64_t>(capacity, 1)) * 3 * sizeof(std::int64_t),
+        stream);
+    HOLA_CUDA_CHECK(cudaMemsetAsync(count.as<int>(), 0, 2 * sizeof(int), stream));
     const std::int64_t blocks = std::min<std::int64_t>(
         (index_.cols() + kDefaultThreadsPerBlock - 1) / kDefaultThreadsPerBlock,
         std::int64_t(current_device_info().sm_count) * 8);
     find_long_columns_kernel<O>
         <<<static_cast<unsigned>(std::max<std::int64_t>(blocks, 1)), kDefaultThreadsPerBlock, 0,
-           stream>>>(index_.col_ptr(), index_.cols(), chunked_from_, static_cast<int>(capacity),
-                     count.as<int>(), found.as<std::int64_t>());
+           stream>>>(index_.col_ptr(), index_.cols(), static_cast<O>(from),
+                     static_cast<int>(capacity), count.as<int>(), found.as<std::int64_t>());
     HOLA_CUDA_CHECK_LAUNCH("find_long_columns_kernel");
-    int n = 0;
+    int counts[2] = {0, 0};
     HOLA_CUDA_CHECK(
-        cudaMemcpyAsync(&n, count.as<int>(), sizeof(int), cudaMemcpyDeviceToHost, stream));
+        cudaMemcpyAsync(counts, count.as<int>(), sizeof(counts), cudaMemcpyDeviceToHost, stream));
     HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
-    n = static_cast<int>(std::min<std::int64_t>(n, capacity));
+    if (counts[1] == 0) fn_ = gather_columns_fn<V, I, O, false>(width_);
+    const int n = static_cast<int>(std::min<std::int64_t>(counts[0], capacity));
     if (n == 0) return;
     std::vector<std::int64_t> cbe(static_cast<std::size_t>(3 * n));
     HOLA_CUDA_CHECK(cudaMemcpyAsync(cbe.data(), found.as<std::int64_t>(),
@@ -343,6 +357,7 @@ class GatherTranspose {
     // The host arrays must outlive the copies.
     HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
     chunks_ = static_cast<std::int64_t>(chunks.size());
+    chunked_from_ = static_cast<O>(from);
   }
 
   ColumnIndex<I, O> index_;
@@ -352,6 +367,7 @@ class GatherTranspose {
   bool active_ = false;
   bool built_ = false;
   GatherFn<V, I, O> fn_ = nullptr;
+  int width_ = kWarpSize;
   int threads_ = kDefaultThreadsPerBlock;
   unsigned grid_ = 1;
 };
