@@ -263,9 +263,9 @@ __device__ __forceinline__ void push_product(std::int64_t e, V xv, const I* col_
 // products of one lane form a chain of dependent round trips to L2 when they are tracked (the
 // flag, then the counter), about a microsecond each: one thread on a row of 100 entries took
 // 0.1 ms, a warp on 32 rows of 180 entries 0.25 ms. So G grows while the groups still fit the
-// GPU at once (chosen per call, `direct_lanes`), and a row longer than kDirectLongRounds rounds
-// of its group is walked by the whole warp instead (its groups take turns handing theirs over).
-// Warps step through x together, so the shuffles see all 32 lanes.
+// GPU at once (chosen per call, `vector_direct_lanes`), and a row longer than kDirectLongRounds
+// rounds of its group is walked by the whole warp instead (its groups take turns handing theirs
+// over). Warps step through x together, so the shuffles see all 32 lanes.
 constexpr std::int64_t kDirectLongRounds = 32;
 template <int G, bool Track, class S, class V, class I, class O>
 __global__ void vector_direct_kernel(std::int64_t nx, const I* x_idx, const V* x_val,
