@@ -196,14 +196,21 @@ TYPED_TEST(SpmspvGpu, EveryKernelMatchesReference) {
 
 // vector_direct at every group width (lanes per entry of x), forced: per call the width follows
 // nnz(x) and the GPU's size, so a test's small vectors alone would only see the widest groups.
-// Rows longer than the group's rounds (arrow, one_full_row, R-MAT hubs) go to the whole warp;
-// dense and sparse y alternate, so a dense call that left the accumulator or the flags dirty
+// Rows longer than the group's rounds (arrow, one_full_row, R-MAT hubs) go to the whole warp,
+// rows of 256 entries or more to the heavy-row pass: a few (the large arrow, one full row of
+// 5 000, R-MAT hubs: many warps per row) or more than that pass has warps (the 10 000 rows of
+// 300 entries of `heavy_rows`, op T at density 1: whole rows per warp). Dense and sparse y
+// alternate, so a dense call that left the accumulator, the flags or the heavy-row count dirty
 // shows in the next sparse one.
 TYPED_TEST(SpmspvGpu, VectorDirectEveryGroupWidth) {
   HOLA_TYPES;
   std::int64_t checked = 0, rotate = 0;
   TestStream stream(TestStream::non_blocking);
-  for (const auto& [name, m64] : spmspv_families(SpmspvExtraFamily::rmat_large)) {
+  auto families = spmspv_families(SpmspvExtraFamily::rmat_large);
+  families.emplace_back("arrow_3000", gen::arrow(3000));
+  families.emplace_back("one_full_row_5000", gen::one_full_row(400, 5000, 123, 12));
+  families.emplace_back("heavy_rows", gen::random_rect(10000, 2000, 300, 13));
+  for (const auto& [name, m64] : families) {
     DeviceMatrix<V, I, O> dm(m64.template convert<V, I, O>());
     gpu::Spmspv<V, I, O> k;
     k.setup(dm.A, &dm.At);

@@ -265,13 +265,24 @@ __device__ __forceinline__ void push_product(std::int64_t e, V xv, const I* col_
 // 0.1 ms, a warp on 32 rows of 180 entries 0.25 ms. So G grows while the groups still fit the
 // GPU at once (chosen per call, `vector_direct_lanes`), and a row longer than kDirectLongRounds
 // rounds of its group is walked by the whole warp instead (its groups take turns handing theirs
-// over). Warps step through x together, so the shuffles see all 32 lanes.
+// over). Warps step through x together, so the shuffles see all 32 lanes. A row of heavy.from
+// entries or more (kDirectHeavyRow, when M has such rows) is listed instead, for
+// vector_heavy_kernel to spread over many warps: one warp on a row of 46 500 entries (an arrow
+// matrix, a graph's hub) took longer than a whole dense product.
 constexpr std::int64_t kDirectLongRounds = 32;
+constexpr std::int64_t kDirectHeavyRow = 256;
+template <class V, class I>
+struct HeavyRows {
+  std::int64_t from;  // rows of at least this many entries are heavy
+  I* row;             // the heavy rows x selected, with x's value for each
+  V* value;
+  unsigned long long* count;
+};
 template <int G, bool Track, class S, class V, class I, class O>
 __global__ void vector_direct_kernel(std::int64_t nx, const I* x_idx, const V* x_val,
                                      bool x_val_dense, const O* row_ptr, const I* col_idx,
                                      const V* values, MaskDev mask, V* acc, int* flag, I* list,
-                                     unsigned long long* count) {
+                                     unsigned long long* count, HeavyRows<V, I> heavy) {
   static_assert(G >= 1 && G <= 32 && (G & (G - 1)) == 0, "G: a power of two up to 32");
   constexpr int kGroupsPerWarp = 32 / G;
   const int lane = static_cast<int>(threadIdx.x & 31u);
@@ -287,6 +298,14 @@ __global__ void vector_direct_kernel(std::int64_t nx, const I* x_idx, const V* x
       xv = x_val_dense ? x_val[j] : x_val[k];
       begin = static_cast<std::int64_t>(row_ptr[j]);
       end = static_cast<std::int64_t>(row_ptr[j + 1]);
+      if (end - begin >= heavy.from) {
+        if (lane_in_group == 0) {
+          const unsigned long long h = atomicAdd(heavy.count, 1ull);
+          heavy.row[h] = static_cast<I>(j);
+          heavy.value[h] = xv;
+        }
+        end = begin;
+      }
     }
     const bool long_row = G < 32 && end - begin > kDirectLongRounds * G;
     if (!long_row)
@@ -304,6 +323,50 @@ __global__ void vector_direct_kernel(std::int64_t nx, const I* x_idx, const V* x
       }
     }
   }
+}
+
+// The heavy rows vector_direct listed: with fewer rows than warps each row gets warps / rows
+// warps (a 32-entry slice each in turn), else each warp takes whole rows.
+template <bool Track, class S, class V, class I, class O>
+__global__ void vector_heavy_kernel(HeavyRows<V, I> heavy, const O* row_ptr, const I* col_idx,
+                                    const V* values, MaskDev mask, V* acc, int* flag, I* list,
+                                    unsigned long long* count) {
+  const std::int64_t rows = static_cast<std::int64_t>(*heavy.count);
+  const int lane = static_cast<int>(threadIdx.x & 31u);
+  const std::int64_t warp = (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / 32;
+  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * blockDim.x / 32;
+  std::int64_t first = warp, step = warps, part = 0, parts = 1;
+  if (rows > 0 && rows < warps) {
+    parts = warps / rows;
+    first = warp / parts;
+    part = warp % parts;
+    step = rows;  // one row per warp
+  }
+  for (std::int64_t h = first; h < rows; h += step) {
+    const std::int64_t j = static_cast<std::int64_t>(heavy.row[h]);
+    const V xv = heavy.value[h];
+    const std::int64_t end = static_cast<std::int64_t>(row_ptr[j + 1]);
+    for (std::int64_t e = static_cast<std::int64_t>(row_ptr[j]) + part * 32 + lane; e < end;
+         e += parts * 32)
+      push_product<Track, S>(e, xv, col_idx, values, mask, acc, flag, list, count);
+  }
+}
+
+// The longest row of row_ptr, into *longest (0 before).
+template <class O>
+__global__ void longest_row_kernel(const O* row_ptr, std::int64_t rows,
+                                   unsigned long long* longest) {
+  unsigned long long mine = 0;
+  for (std::int64_t r = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; r < rows;
+       r += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const auto len = static_cast<unsigned long long>(row_ptr[r + 1] - row_ptr[r]);
+    mine = len > mine ? len : mine;
+  }
+  for (int d = 16; d > 0; d /= 2) {
+    const unsigned long long other = __shfl_down_sync(0xffffffffu, mine, d);
+    mine = other > mine ? other : mine;
+  }
+  if ((threadIdx.x & 31u) == 0 && mine > 0) atomicMax(longest, mine);
 }
 
 // Lengths of the rows of M that x selects, and a trailing 0 (the exclusive scan of nx + 1
@@ -360,7 +423,9 @@ __global__ void gather_kernel(std::int64_t c, const I* list, const V* acc, I* y_
 // Dense y: every entry from acc (identity where untouched: the invariant), and acc put back to
 // the identity where it differs (bitwise), which needs no list of the touched entries.
 template <class V>
-__global__ void copy_reset_kernel(std::int64_t n, V* acc, V* y, V identity) {
+__global__ void copy_reset_kernel(std::int64_t n, V* acc, V* y, V identity,
+                                  unsigned long long* heavy_count) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) *heavy_count = 0;  // vector_heavy_kernel has read it
   const auto identity_bits = to_bits<V>(identity);
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
@@ -372,7 +437,8 @@ __global__ void copy_reset_kernel(std::int64_t n, V* acc, V* y, V identity) {
 
 template <class V, class I>
 __global__ void reset_kernel(const unsigned long long* count, const I* list, V* acc, int* flag,
-                             V identity) {
+                             V identity, unsigned long long* heavy_count) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) *heavy_count = 0;  // vector_heavy_kernel has read it
   const std::int64_t c = static_cast<std::int64_t>(*count);
   for (std::int64_t q = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; q < c;
        q += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
@@ -560,6 +626,7 @@ struct Spmspv<V, I, O>::Impl {
   int sms = 1;
   std::int64_t resident_threads = 2048;  // threads the GPU holds at once
   int direct_lanes = 0;                  // vector_direct's lanes per entry of x (0: per call)
+  std::int64_t longest_row_A = 0, longest_row_At = 0;  // of A and A^T (0 without A^T)
   DenseSpmv dense_spmv;
 };
 
@@ -631,7 +698,7 @@ void Spmspv<V, I, O>::setup(const CsrView<V, I, O>& A, const CsrView<V, I, O>* A
   // bytes).
   m.lengths.resize((un + 1) * sizeof(std::int64_t));
   m.start.resize((un + 1) * sizeof(std::int64_t));
-  m.counters.resize(2 * sizeof(unsigned long long));
+  m.counters.resize(3 * sizeof(unsigned long long));  // touched, x's count, heavy rows
   m.err.resize(sizeof(int));
   // CUB temporary storage: the largest of the scan, the radix sort and densify's selection at
   // the largest size.
@@ -649,7 +716,7 @@ void Spmspv<V, I, O>::setup(const CsrView<V, I, O>& A, const CsrView<V, I, O>* A
   m.temp_bytes = std::max({scan_bytes, sort_bytes, select_bytes});
   m.temp.resize(m.temp_bytes > 0 ? m.temp_bytes : 1);
   HOLA_CUDA_CHECK(cudaMemsetAsync(m.flag.get(), 0, un * sizeof(int), stream));
-  HOLA_CUDA_CHECK(cudaMemsetAsync(m.counters.get(), 0, 2 * sizeof(unsigned long long), stream));
+  HOLA_CUDA_CHECK(cudaMemsetAsync(m.counters.get(), 0, 3 * sizeof(unsigned long long), stream));
   m.acc_semiring = -1;
   int dev = 0;
   HOLA_CUDA_CHECK(cudaGetDevice(&dev));
@@ -658,7 +725,24 @@ void Spmspv<V, I, O>::setup(const CsrView<V, I, O>& A, const CsrView<V, I, O>* A
   HOLA_CUDA_CHECK(
       cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
   m.resident_threads = static_cast<std::int64_t>(m.sms) * threads_per_sm;
+  // The longest rows of A and A^T (does vector_direct need its heavy-row pass?), through the
+  // scan buffer.
+  auto* longest = static_cast<unsigned long long*>(m.lengths.get());
+  HOLA_CUDA_CHECK(cudaMemsetAsync(longest, 0, 2 * sizeof(unsigned long long), stream));
+  const int blocks = m.sms * 8;
+  if (A.rows > 0)
+    detail::longest_row_kernel<<<detail::grid_for(A.rows, blocks), detail::kBlock, 0, stream>>>(
+        A.row_ptr, A.rows, longest);
+  if (At && At->rows > 0)
+    detail::longest_row_kernel<<<detail::grid_for(At->rows, blocks), detail::kBlock, 0, stream>>>(
+        At->row_ptr, At->rows, longest + 1);
+  HOLA_CUDA_CHECK_LAUNCH("longest_row");
+  unsigned long long longest_host[2] = {0, 0};
+  HOLA_CUDA_CHECK(
+      cudaMemcpyAsync(longest_host, longest, sizeof(longest_host), cudaMemcpyDeviceToHost, stream));
   HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  m.longest_row_A = static_cast<std::int64_t>(longest_host[0]);
+  m.longest_row_At = static_cast<std::int64_t>(longest_host[1]);
 }
 
 namespace detail {
@@ -894,19 +978,30 @@ void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
                       list, counters);
             break;
           }
-          case Kernel::vector_direct:
-            if (x.nnz > 0)
-              with_lanes(m.direct_lanes > 0
-                             ? m.direct_lanes
-                             : vector_direct_lanes(x.nnz, M.rows, M.nnz, m.resident_threads),
-                         [&](auto lanes) {
-                           constexpr int G = decltype(lanes)::value;
-                           vector_direct_kernel<G, Track, S>
-                               <<<grid_for(x.nnz * G, blocks_max), kBlock, 0, stream>>>(
-                                   x.nnz, x_idx, x_val, x_val_dense, M.row_ptr, M.col_idx, M.values,
-                                   md, acc, flag, list, counters);
-                         });
+          case Kernel::vector_direct: {
+            if (x.nnz == 0) break;
+            // Heavy rows listed in the sorted buffer (rows) and xdense (values): neither is
+            // used by a vector-driven call before its output stage.
+            const bool has_heavy =
+                (&M == &m.A ? m.longest_row_A : m.longest_row_At) >= kDirectHeavyRow;
+            const HeavyRows<V, I> heavy{
+                has_heavy ? kDirectHeavyRow : std::numeric_limits<std::int64_t>::max(),
+                static_cast<I*>(m.sorted.get()), xdense, counters + 2};
+            with_lanes(m.direct_lanes > 0
+                           ? m.direct_lanes
+                           : vector_direct_lanes(x.nnz, M.rows, M.nnz, m.resident_threads),
+                       [&](auto lanes) {
+                         constexpr int G = decltype(lanes)::value;
+                         vector_direct_kernel<G, Track, S>
+                             <<<grid_for(x.nnz * G, blocks_max), kBlock, 0, stream>>>(
+                                 x.nnz, x_idx, x_val, x_val_dense, M.row_ptr, M.col_idx, M.values,
+                                 md, acc, flag, list, counters, heavy);
+                       });
+            if (has_heavy)
+              vector_heavy_kernel<Track, S><<<blocks_max, kBlock, 0, stream>>>(
+                  heavy, M.row_ptr, M.col_idx, M.values, md, acc, flag, list, counters);
             break;
+          }
           case Kernel::vector_balanced: {
             if (x.nnz == 0) break;
             auto* len = static_cast<std::int64_t*>(m.lengths.get());
@@ -934,7 +1029,7 @@ void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
   if (dense_y) {
     if (!densify && kernel != Kernel::matrix_direct && n_out > 0) {
       copy_reset_kernel<<<grid_for(n_out, blocks_max), kBlock, 0, stream>>>(n_out, acc, y.dense,
-                                                                            identity);
+                                                                            identity, counters + 2);
       HOLA_CUDA_CHECK_LAUNCH("copy_reset");
     }
     y.nnz = -1;  // not counted (a dense y needs no synchronisation)
@@ -960,7 +1055,8 @@ void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
     HOLA_CUDA_CHECK_LAUNCH("gather");
   }
   // Flags (and, outside densify, the accumulator) back to their resting state, through the list.
-  reset_kernel<<<blocks_max, kBlock, 0, stream>>>(counters, list, acc, flag, identity);
+  reset_kernel<<<blocks_max, kBlock, 0, stream>>>(counters, list, acc, flag, identity,
+                                                  counters + 2);
   HOLA_CUDA_CHECK_LAUNCH("reset");
   HOLA_CUDA_CHECK(cudaMemsetAsync(counters, 0, sizeof(unsigned long long), stream));
   if (!fits)
