@@ -368,28 +368,62 @@ void run_matrix(const std::string& name, const Csr64& m64, const std::string& pr
             std::future<std::string> diff;
           };
           std::vector<PendingCheck> pending;
+          // A candidate that throws is recorded (unavailable, or a failure) and dropped.
+          std::vector<std::string> live;
+          auto attempt = [&](const std::string& name, auto&& body) {
+            try {
+              body();
+              return true;
+            } catch (const hola::error& e) {
+              cudaGetLastError();  // clear a launch error so that the next candidate runs
+              if (e.code() == hola::status::unsupported) {
+                checks[name] = std::string("unavailable: ") + e.what();
+              } else {
+                checks[name] = std::string("error: ") + e.what();
+                ++totals.failures;
+              }
+            } catch (const std::exception& e) {
+              checks[name] = std::string("error: ") + e.what();
+              ++totals.failures;
+              cudaGetLastError();
+            }
+            live.erase(std::remove(live.begin(), live.end(), name), live.end());
+            return false;
+          };
           for (const std::string& name : names) {
             if (name == kCusparse && !cusparse->supports(o)) {
               checks[name] = "op not supported";
               continue;
             }
-            try {
-              std::vector<float> t;
+            live.push_back(name);
+            attempt(name, [&] {
               for (int w = 0; w < s.warmup; ++w) run(name);
-              for (int r = 0; r < s.reps; ++r) {
+            });
+          }
+          // Timed in rounds, every candidate once per round: what drifts during a case (clocks,
+          // the host threads checking the previous case) reaches every candidate alike.
+          std::map<std::string, std::vector<float>> t;
+          std::vector<std::string> capped;
+          for (int r = 0; r < s.reps; ++r)
+            for (const std::string& name : std::vector<std::string>(live)) {
+              if (std::find(capped.begin(), capped.end(), name) != capped.end()) continue;
+              attempt(name, [&] {
                 float ms = 0;
                 BENCH_CUDA(cudaEventRecord(e0, stream));
                 run(name);
                 BENCH_CUDA(cudaEventRecord(e1, stream));
                 BENCH_CUDA(cudaEventSynchronize(e1));
                 BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-                t.push_back(ms);
+                t[name].push_back(ms);
                 // A hopeless candidate (one thread on a very long row) stops at 3 runs.
-                if (r >= 2 && ms > s.time_cap_ms) break;
-              }
-              // Verification (outside the timing): y poisoned (NaN), one more call, y copied
-              // to the host and compared with the reference on a host thread while the next
-              // candidate runs.
+                if (r >= 2 && ms > s.time_cap_ms) capped.push_back(name);
+              });
+            }
+          for (const std::string& name : std::vector<std::string>(live))
+            attempt(name, [&] {
+              // Verification (outside the timing): y poisoned (NaN), one more call, y copied to
+              // the host and compared with the reference on a host thread while the next
+              // candidate is verified.
               BENCH_CUDA(cudaMemsetAsync(y.ptr, 0xff, static_cast<std::size_t>(n_out) * sizeof(V),
                                          stream));
               BENCH_CUDA(cudaMemsetAsync(y_idx.ptr, 0xff,
@@ -414,24 +448,11 @@ void run_matrix(const std::string& name, const Csr64& m64, const std::string& pr
                 got->indices = idx->data();
                 got->capacity = static_cast<std::int64_t>(k);
               }
-              pending.push_back(
-                  {name, median(t), std::async(std::launch::async, [reference, got, vals, idx] {
-                     return reference.get()->compare(*got);
-                   })});
-            } catch (const hola::error& e) {
-              cudaGetLastError();  // clear a launch error so that the next candidate runs
-              if (e.code() == hola::status::unsupported) {
-                checks[name] = std::string("unavailable: ") + e.what();
-              } else {
-                checks[name] = std::string("error: ") + e.what();
-                ++totals.failures;
-              }
-            } catch (const std::exception& e) {
-              checks[name] = std::string("error: ") + e.what();
-              ++totals.failures;
-              cudaGetLastError();
-            }
-          }
+              pending.push_back({name, median(t[name]),
+                                 std::async(std::launch::async, [reference, got, vals, idx] {
+                                   return reference.get()->compare(*got);
+                                 })});
+            });
           for (auto& c : pending) {  // a candidate's time counts only when its result is right
             const std::string diff = c.diff.get();
             checks[c.name] = diff.empty() ? "ok" : diff.substr(0, 300);

@@ -45,11 +45,12 @@ std::vector<std::vector<double>> slow(int probes) {
 }
 
 TEST(SpmspvCalibration, ProbeSizes) {
-  EXPECT_EQ(calibration_probe_sizes(1048576), (std::vector<std::int64_t>{3, 33, 33159, 331589}));
-  // 65536: the two sparsest densities round to 1 and 2 entries.
-  EXPECT_EQ(calibration_probe_sizes(65536), (std::vector<std::int64_t>{1, 2, 2072, 20724}));
+  EXPECT_EQ(calibration_probe_sizes(1048576),
+            (std::vector<std::int64_t>{10, 1049, 104858, 1048576}));
+  // 65536: the sparsest density rounds to 0 entries, clamped to 1.
+  EXPECT_EQ(calibration_probe_sizes(65536), (std::vector<std::int64_t>{1, 66, 6554, 65536}));
   // Equal sizes merged, at least one entry, at most n_in.
-  EXPECT_EQ(calibration_probe_sizes(10), (std::vector<std::int64_t>{1, 3}));
+  EXPECT_EQ(calibration_probe_sizes(10), (std::vector<std::int64_t>{1, 10}));
   EXPECT_EQ(calibration_probe_sizes(1), (std::vector<std::int64_t>{1}));
   EXPECT_TRUE(calibration_probe_sizes(0).empty());
   for (std::int64_t n : {2, 7, 100, 12345, 999999}) {

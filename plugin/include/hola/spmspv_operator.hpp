@@ -68,9 +68,9 @@ GpuSelection select_gpu_kernel(const GpuCallFeatures& f, const bool available[5]
 
 // The calibration at setup (docs/spmspv.md, "Calibration at setup"): x of these densities of
 // n_in (nnz_x = clamp(round(density * n_in), 1, n_in); equal sizes merged), chosen by
-// bench/selector/study_spmspv_calibration.py on the 16-matrix H100 sweep.
-inline constexpr double kCalibrationDensities[4] = {3.1622776601683795e-06, 3.1622776601683795e-05,
-                                                    0.031622776601683794, 0.31622776601683794};
+// bench/selector/study_spmspv_calibration.py on the H100 sweeps of bb31a09 (10^-5.5, 10^-4.5,
+// 10^-1.5, 10^-0.5 before: chosen when vector_direct still slowed down on long rows).
+inline constexpr double kCalibrationDensities[4] = {1e-5, 1e-3, 1e-1, 1.0};
 // A direct kernel (matrix_direct, vector_direct: its time depends on which rows x hits) is taken
 // only when predicted faster than its balanced sibling by this factor.
 inline constexpr double kCalibrationSiblingMargin = 1.1;
