@@ -80,46 +80,88 @@ struct DeviceMatrix {
 const gpu::Kernel kKernels[] = {gpu::Kernel::matrix_direct, gpu::Kernel::matrix_balanced,
                                 gpu::Kernel::vector_direct, gpu::Kernel::vector_balanced};
 
-// One apply of `kern` into a NaN-poisoned y (form 0: dense; 1: sparse, sorted; 2: sparse, any
-// order), compared with the CPU reference: "" when right, else what differs.
+// y on the device: dense (form 0), sparse sorted (1) or sparse unsorted (2), poisoned first
+// (values NaN, indices -1) so that an entry the call should write and did not shows.
+template <class V, class I>
+struct DeviceOutput {
+  std::int64_t n;
+  DM::Array<V> vals;
+  DM::Array<I> idx;
+  Output<V, I> y;
+  std::vector<V> host_vals;
+  std::vector<I> host_idx;
+  DeviceOutput(std::int64_t size, int form)
+      : n(size),
+        vals(static_cast<std::size_t>(std::max<std::int64_t>(1, size))),
+        idx(static_cast<std::size_t>(std::max<std::int64_t>(1, size))) {
+    vals.upload(std::vector<V>(vals.n, std::numeric_limits<V>::quiet_NaN()));
+    idx.upload(std::vector<I>(idx.n, I(-1)));
+    y.size = n;
+    y.format = form == 0 ? OutputFormat::dense : OutputFormat::sparse;
+    y.want_sorted = form == 1;
+    if (form == 0) {
+      y.dense = vals.get();
+    } else {
+      y.values = vals.get();
+      y.indices = idx.get();
+      y.capacity = n;
+    }
+  }
+  // The result as a host Output (after the call; synchronizes).
+  Output<V, I> host() {
+    DM::sync();
+    host_vals = vals.download();
+    host_idx = idx.download();
+    Output<V, I> h = y;
+    if (y.format == OutputFormat::dense) {
+      h.dense = host_vals.data();
+    } else {
+      h.values = host_vals.data();
+      h.indices = host_idx.data();
+    }
+    return h;
+  }
+};
+
+// A mask of n bytes on the host and the device (about a third masked out).
+struct DeviceMask {
+  std::vector<std::uint8_t> host;
+  DM::Array<std::uint8_t> dev;
+  explicit DeviceMask(std::int64_t n) : host(static_cast<std::size_t>(n)), dev(host.size()) {
+    std::mt19937_64 rng(static_cast<std::uint64_t>(n) + 5);
+    for (auto& b : host) b = static_cast<std::uint8_t>(rng() % 3 == 0 ? 0 : 1 + rng() % 4);
+    dev.upload(host);
+  }
+  // kind 0: none, 1: mask, 2: complemented; `host_side`: the host copy's pointer.
+  Mask get(int kind, bool host_side) {
+    Mask m;
+    if (kind == 0) return m;
+    m.values = host_side ? host.data() : dev.get();
+    m.size = static_cast<std::int64_t>(host.size());
+    m.complement = kind == 2;
+    std::int64_t allowed = 0;
+    for (auto b : host) allowed += (b != 0) != m.complement;
+    m.allowed = allowed;
+    return m;
+  }
+};
+
+// One apply of `kern` into a poisoned y (DeviceOutput's forms), compared with the CPU reference:
+// "" when right, else what differs.
 template <class V, class I, class O>
 std::string apply_and_compare(gpu::Spmspv<V, I, O>& k, gpu::Kernel kern, Op op, Semiring s,
                               const DeviceMatrix<V, I, O>& dm, const SparseVectorView<V, I>& hx,
                               const SparseVectorView<V, I>& dx, const Mask& hm, const Mask& dmk,
                               int form, cudaStream_t stream) {
-  const std::int64_t n_out = op == Op::N ? dm.A.rows : dm.A.cols;
-  const std::size_t un = static_cast<std::size_t>(std::max<std::int64_t>(1, n_out));
-  DM::Array<V> d_yv(std::vector<V>(un, std::numeric_limits<V>::quiet_NaN()));
-  DM::Array<I> d_yi(std::vector<I>(un, I(-1)));
-  Output<V, I> dy;
-  dy.size = n_out;
-  dy.format = form == 0 ? OutputFormat::dense : OutputFormat::sparse;
-  dy.want_sorted = form == 1;
-  if (form == 0) {
-    dy.dense = d_yv.get();
-  } else {
-    dy.values = d_yv.get();
-    dy.indices = d_yi.get();
-    dy.capacity = n_out;
-  }
-  k.apply(kern, op, s, dx, dmk, dy, stream);
-  DM::sync();
-  auto yv = d_yv.download();
-  auto yi = d_yi.download();
-  Output<V, I> hy = dy;
-  if (form == 0) {
-    hy.dense = yv.data();
-  } else {
-    hy.values = yv.data();
-    hy.indices = yi.data();
-  }
+  DeviceOutput<V, I> out(op == Op::N ? dm.A.rows : dm.A.cols, form);
+  k.apply(kern, op, s, dx, dmk, out.y, stream);
   Problem<V, I, O> p;
   p.op = op;
   p.semiring = s;
   p.A = dm.host.view();
   p.x = hx;
   p.mask = hm;
-  return compare_with_reference(p, hy);
+  return compare_with_reference(p, out.host());
 }
 
 template <class T>
@@ -217,11 +259,7 @@ TYPED_TEST(SpmspvGpu, VectorDirectEveryGroupWidth) {
     for (Op op : {Op::N, Op::T}) {
       const std::int64_t n_in = op == Op::N ? dm.A.cols : dm.A.rows;
       const std::int64_t n_out = op == Op::N ? dm.A.rows : dm.A.cols;
-      std::vector<std::uint8_t> mask(static_cast<std::size_t>(n_out));
-      std::mt19937_64 rng(11);
-      for (auto& b : mask) b = static_cast<std::uint8_t>(rng() % 4 == 0 ? 1 : 0);
-      DM::Array<std::uint8_t> d_mask(mask.size());
-      d_mask.upload(mask);
+      DeviceMask mask(n_out);
       for (double density : {0.004, 0.05, 1.0}) {
         const TestVector<V, I> hv(n_in, density, 500 + checked);
         DM::Array<I> d_idx(with_one(hv.sorted_idx));
@@ -233,18 +271,12 @@ TYPED_TEST(SpmspvGpu, VectorDirectEveryGroupWidth) {
         dx.values = d_val.get();
         for (int lanes : {1, 2, 4, 8, 16, 32}) {
           k.set_direct_lanes(lanes);
-          for (bool masked : {false, true})
+          for (int masked : {0, 2})  // none, complemented
             for (Semiring s : kSemirings) {
-              Mask hm, dmk;
-              if (masked) {
-                hm.values = mask.data();
-                dmk.values = d_mask.get();
-                hm.size = dmk.size = n_out;
-                hm.complement = dmk.complement = true;
-              }
               const int form = static_cast<int>(rotate++ % 3);
-              const std::string diff = apply_and_compare(k, gpu::Kernel::vector_direct, op, s, dm,
-                                                         hx, dx, hm, dmk, form, stream.get());
+              const std::string diff = apply_and_compare(
+                  k, gpu::Kernel::vector_direct, op, s, dm, hx, dx, mask.get(masked, true),
+                  mask.get(masked, false), form, stream.get());
               EXPECT_TRUE(diff.empty())
                   << name << " op " << op_name(op) << " density " << density << " lanes " << lanes
                   << " masked " << masked << " " << semiring_name(s) << " form " << form << ":\n"
@@ -409,72 +441,6 @@ struct DeviceVector {
       x.values = dense.get();
     }
     return x;
-  }
-};
-
-// y on the device: dense (form 0), sparse sorted (1) or sparse unsorted (2), poisoned first
-// (values NaN, indices -1) so that an entry the call should write and did not shows.
-template <class V, class I>
-struct DeviceOutput {
-  std::int64_t n;
-  DM::Array<V> vals;
-  DM::Array<I> idx;
-  Output<V, I> y;
-  std::vector<V> host_vals;
-  std::vector<I> host_idx;
-  DeviceOutput(std::int64_t size, int form)
-      : n(size),
-        vals(static_cast<std::size_t>(std::max<std::int64_t>(1, size))),
-        idx(static_cast<std::size_t>(std::max<std::int64_t>(1, size))) {
-    vals.upload(std::vector<V>(vals.n, std::numeric_limits<V>::quiet_NaN()));
-    idx.upload(std::vector<I>(idx.n, I(-1)));
-    y.size = n;
-    y.format = form == 0 ? OutputFormat::dense : OutputFormat::sparse;
-    y.want_sorted = form == 1;
-    if (form == 0) {
-      y.dense = vals.get();
-    } else {
-      y.values = vals.get();
-      y.indices = idx.get();
-      y.capacity = n;
-    }
-  }
-  // The result as a host Output (after the call; synchronizes).
-  Output<V, I> host() {
-    DM::sync();
-    host_vals = vals.download();
-    host_idx = idx.download();
-    Output<V, I> h = y;
-    if (y.format == OutputFormat::dense) {
-      h.dense = host_vals.data();
-    } else {
-      h.values = host_vals.data();
-      h.indices = host_idx.data();
-    }
-    return h;
-  }
-};
-
-// A mask of n bytes on the host and the device (about a third masked out).
-struct DeviceMask {
-  std::vector<std::uint8_t> host;
-  DM::Array<std::uint8_t> dev;
-  explicit DeviceMask(std::int64_t n) : host(static_cast<std::size_t>(n)), dev(host.size()) {
-    std::mt19937_64 rng(static_cast<std::uint64_t>(n) + 5);
-    for (auto& b : host) b = static_cast<std::uint8_t>(rng() % 3 == 0 ? 0 : 1 + rng() % 4);
-    dev.upload(host);
-  }
-  // kind 0: none, 1: mask, 2: complemented; `host_side`: the host copy's pointer.
-  Mask get(int kind, bool host_side) {
-    Mask m;
-    if (kind == 0) return m;
-    m.values = host_side ? host.data() : dev.get();
-    m.size = static_cast<std::int64_t>(host.size());
-    m.complement = kind == 2;
-    std::int64_t allowed = 0;
-    for (auto b : host) allowed += (b != 0) != m.complement;
-    m.allowed = allowed;
-    return m;
   }
 };
 

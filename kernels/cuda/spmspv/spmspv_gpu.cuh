@@ -2,11 +2,13 @@
 // load-balanced, over the four semirings. Instantiated by spmspv_float.cu / spmspv_double.cu.
 //
 // Scheme shared by all four kernels: a dense accumulator acc (one V per output entry) kept at
-// the identity of the semiring last used, int32 flags kept at 0, and a list of touched outputs
-// appended with an atomic counter. A kernel combines its products into acc (atomically where
-// several threads may meet), and the first thread to flip an entry's flag appends it to the
-// list. The output stage writes y from the list (sorted by a radix sort when asked) and resets
-// exactly the listed entries, so a call costs O(touched) outside the matrix-driven kernels.
+// the identity of the semiring last used. A kernel combines its products into acc (atomically
+// where several threads may meet). For a sparse y, int32 flags kept at 0 and a list of touched
+// outputs appended with an atomic counter: the first thread to flip an entry's flag appends it;
+// the output stage writes y from the list (sorted by a radix sort when asked) and resets exactly
+// the listed entries, so a call costs O(touched) outside the matrix-driven kernels. A dense y
+// needs no list: one pass copies acc into y and puts the identity back where acc differs from
+// it, and matrix_direct writes y itself.
 // Densify-and-SpMV (Kernel::densify) scatters x into a zeroed dense copy, calls the caller's
 // dense SpMV, then masks a dense y in place, or flags a sparse y's present entries (a pass over
 // the rows of the output side: does any stored entry meet x?) and compacts them in index order
