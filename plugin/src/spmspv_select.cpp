@@ -136,6 +136,27 @@ bool timed(double ms) { return std::isfinite(ms) && ms > 0; }
 
 }  // namespace
 
+void GpuCalibration::prepare() {
+  const int n_probes = std::clamp(probes, 0, max_probes);
+  const int d = static_cast<int>(gpu::Kernel::densify);
+  // Relative to densify when it was timed at every probe; else log2 of the time in ms.
+  relative = n_probes > 0;
+  for (int p = 0; p < n_probes; ++p) relative = relative && timed(ms[p][d]);
+  for (int k = 0; k < 4; ++k) {
+    int n = 0;
+    for (int p = 0; p < n_probes; ++p) {
+      if (!timed(ms[p][k]) || nnz_x[p] < 1) continue;
+      const double at = std::log2(static_cast<double>(nnz_x[p]));
+      if (n > 0 && at <= xs[k][n - 1]) continue;  // sizes must increase
+      xs[k][n] = at;
+      ys[k][n] = std::log2(ms[p][k]) - (relative ? std::log2(ms[p][d]) : 0.0);
+      ++n;
+    }
+    points[k] = n;
+  }
+  prepared = true;
+}
+
 GpuSelection select_calibrated_kernel(const GpuCalibration& c, std::int64_t nnz_x,
                                       const bool available[5], double margin) {
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
@@ -149,23 +170,14 @@ GpuSelection select_calibrated_kernel(const GpuCalibration& c, std::int64_t nnz_
     return s;
   }
   s.calibrated = true;
-  // Relative to densify when it was timed at every probe; else log2 of the time in ms.
-  bool relative = true;
-  for (int p = 0; p < probes; ++p) relative = relative && timed(c.ms[p][d]);
-  const double x = std::log2(static_cast<double>(std::max<std::int64_t>(nnz_x, 1)));
-  for (int k = 0; k < 4; ++k) {
-    double xs[GpuCalibration::max_probes], ys[GpuCalibration::max_probes];
-    int n = 0;
-    for (int p = 0; p < probes; ++p) {
-      if (!timed(c.ms[p][k]) || c.nnz_x[p] < 1) continue;
-      const double at = std::log2(static_cast<double>(c.nnz_x[p]));
-      if (n > 0 && at <= xs[n - 1]) continue;  // sizes must increase
-      xs[n] = at;
-      ys[n] = std::log2(c.ms[p][k]) - (relative ? std::log2(c.ms[p][d]) : 0.0);
-      ++n;
-    }
-    s.predicted[k] = interpolate(xs, ys, n, x);
+  if (!c.prepared) {  // a calibration made by hand: its curves derived for this call
+    GpuCalibration prepared = c;
+    prepared.prepare();
+    return select_calibrated_kernel(prepared, nnz_x, available, margin);
   }
+  const bool relative = c.relative;
+  const double x = std::log2(static_cast<double>(std::max<std::int64_t>(nnz_x, 1)));
+  for (int k = 0; k < 4; ++k) s.predicted[k] = interpolate(c.xs[k], c.ys[k], c.points[k], x);
   // The candidates: available and predicted; a direct kernel only when predicted faster than its
   // balanced sibling by the sibling margin (when that one competes).
   bool competes[4];

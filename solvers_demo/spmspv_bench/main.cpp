@@ -128,7 +128,8 @@ void draw_indices(std::int64_t n, std::int64_t nnz, std::mt19937_64& rng,
   std::sort(out.begin(), out.end());
 }
 
-double median(std::vector<float> t) {
+template <class T>
+double median(std::vector<T> t) {
   std::sort(t.begin(), t.end());
   const std::size_t n = t.size();
   return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
@@ -403,6 +404,9 @@ void run_matrix(const std::string& name, const Csr64& m64, const std::string& pr
           // Timed in rounds, every candidate once per round: what drifts during a case (clocks,
           // the host threads checking the previous case) reaches every candidate alike.
           std::map<std::string, std::vector<float>> t;
+          // The host's time to queue each call (between the two event records): a call of a few
+          // microseconds can wait on the host, and auto's selection runs there.
+          std::map<std::string, std::vector<double>> host_us;
           std::vector<std::string> capped;
           for (int r = 0; r < s.reps; ++r)
             for (const std::string& name : std::vector<std::string>(live)) {
@@ -410,8 +414,11 @@ void run_matrix(const std::string& name, const Csr64& m64, const std::string& pr
               attempt(name, [&] {
                 float ms = 0;
                 BENCH_CUDA(cudaEventRecord(e0, stream));
+                const auto h0 = std::chrono::steady_clock::now();
                 run(name);
+                const auto h1 = std::chrono::steady_clock::now();
                 BENCH_CUDA(cudaEventRecord(e1, stream));
+                host_us[name].push_back(std::chrono::duration<double, std::micro>(h1 - h0).count());
                 BENCH_CUDA(cudaEventSynchronize(e1));
                 BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1));
                 t[name].push_back(ms);
@@ -481,6 +488,9 @@ void run_matrix(const std::string& name, const Csr64& m64, const std::string& pr
                 (best_densify.empty() || time_of(n) < time_of(best_densify)))
               best_densify = n;
           }
+          json host_medians = json::object();
+          for (auto& [n, v] : host_us)
+            if (times.contains(n)) host_medians[n] = median(v);
           json c = {{"matrix", name},
                     {"precision", precision},
                     {"op", hola::op_name(o)},
@@ -499,6 +509,7 @@ void run_matrix(const std::string& name, const Csr64& m64, const std::string& pr
                       {"allowed_fraction", f.allowed_fraction},
                       {"op", hola::op_name(o)}}},
                     {"times_ms", times},
+                    {"host_us", host_medians},
                     {"checks", checks},
                     {"best", best.empty() ? json() : json(best)},
                     {"best_ms", best.empty() ? json() : json(time_of(best))},

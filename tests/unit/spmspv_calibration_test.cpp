@@ -189,6 +189,47 @@ TEST(SpmspvCalibration, SparseKernelOnlyWhenFasterThanDensifyByTheMargin) {
   EXPECT_EQ(select_calibrated_kernel(cross, 900, kAll, 1.2).kernel, gpu::Kernel::densify);
 }
 
+// The operator prepares its calibrations once at setup: the prepared curves must select exactly
+// as the per-call derivation does, on every size, with kernels missing at some probes, and with
+// densify not timed everywhere (times then absolute).
+TEST(SpmspvCalibration, PreparedSelectsAsUnprepared) {
+  auto r = slow(4);
+  r[kMB] = {-2.0, -1.0, 0.5, 1.5};
+  r[kVB] = {-3.0, -1.5, -0.2, 2.0};
+  r[kVD] = {-3.5, kNaN, -0.1, kNaN};
+  r[kMD] = {kNaN, -0.5, -0.6, 0.1};
+  GpuCalibration c = make({1, 66, 6554, 65536}, r);
+  for (int densify_everywhere = 1; densify_everywhere >= 0; --densify_everywhere) {
+    if (!densify_everywhere) c.ms[2][kDensify] = kNaN;
+    GpuCalibration prepared = c;
+    prepared.prepare();
+    ASSERT_TRUE(prepared.prepared);
+    EXPECT_FALSE(c.prepared);
+    EXPECT_EQ(prepared.relative, densify_everywhere == 1);
+    EXPECT_EQ(prepared.points[kVD], 2);
+    // At the probes the curves pass through the timings (log2 of the ratio to densify).
+    const std::int64_t sizes[4] = {1, 66, 6554, 65536};
+    if (densify_everywhere)
+      for (int p = 0; p < 4; ++p)
+        for (int k = 0; k < 4; ++k)
+          if (!std::isnan(r[k][p]))
+            EXPECT_NEAR(select_calibrated_kernel(prepared, sizes[p], kAll, 1.0).predicted[k],
+                        r[k][p], 1e-12)
+                << "kernel " << k << " probe " << p;
+    for (std::int64_t n = 1; n <= 200000; n = n * 3 / 2 + 1)
+      for (double margin : {1.0, 1.2}) {
+        const GpuSelection a = select_calibrated_kernel(c, n, kAll, margin);
+        const GpuSelection b = select_calibrated_kernel(prepared, n, kAll, margin);
+        EXPECT_EQ(a.kernel, b.kernel) << "nnz_x " << n;
+        for (int k = 0; k < 4; ++k)
+          if (std::isnan(a.predicted[k]))
+            EXPECT_TRUE(std::isnan(b.predicted[k])) << "kernel " << k << " nnz_x " << n;
+          else
+            EXPECT_DOUBLE_EQ(a.predicted[k], b.predicted[k]) << "kernel " << k << " nnz_x " << n;
+      }
+  }
+}
+
 TEST(SpmspvCalibration, DirectKernelMustBeatItsBalancedSibling) {
   auto r = slow(2);
   r[kVB] = {-1.0, -1.0};

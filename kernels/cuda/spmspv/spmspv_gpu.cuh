@@ -31,6 +31,7 @@
 #include "common/column_index.cuh"
 #include "common/cuda_utils.cuh"
 #include "hola/error.hpp"
+#include "hola/features.hpp"
 #include "hola/spmspv_gpu.hpp"
 #include "hola/spmspv_semiring.hpp"
 
@@ -354,23 +355,6 @@ __global__ void vector_heavy_kernel(HeavyRows<V, I> heavy, const O* row_ptr, con
   }
 }
 
-// The longest row of row_ptr, into *longest (0 before).
-template <class O>
-__global__ void longest_row_kernel(const O* row_ptr, std::int64_t rows,
-                                   unsigned long long* longest) {
-  unsigned long long mine = 0;
-  for (std::int64_t r = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; r < rows;
-       r += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const auto len = static_cast<unsigned long long>(row_ptr[r + 1] - row_ptr[r]);
-    mine = len > mine ? len : mine;
-  }
-  for (int d = 16; d > 0; d /= 2) {
-    const unsigned long long other = __shfl_down_sync(0xffffffffu, mine, d);
-    mine = other > mine ? other : mine;
-  }
-  if ((threadIdx.x & 31u) == 0 && mine > 0) atomicMax(longest, mine);
-}
-
 // Lengths of the rows of M that x selects, and a trailing 0 (the exclusive scan of nx + 1
 // entries then ends with the total).
 template <class I, class O>
@@ -628,7 +612,7 @@ struct Spmspv<V, I, O>::Impl {
   int sms = 1;
   std::int64_t resident_threads = 2048;  // threads the GPU holds at once
   int direct_lanes = 0;                  // vector_direct's lanes per entry of x (0: per call)
-  std::int64_t longest_row_A = 0, longest_row_At = 0;  // of A and A^T (0 without A^T)
+  RowLengthStats rows_of_A, rows_of_At;  // rows_of_At empty without A^T
   DenseSpmv dense_spmv;
 };
 
@@ -727,24 +711,23 @@ void Spmspv<V, I, O>::setup(const CsrView<V, I, O>& A, const CsrView<V, I, O>* A
   HOLA_CUDA_CHECK(
       cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
   m.resident_threads = static_cast<std::int64_t>(m.sms) * threads_per_sm;
-  // The longest rows of A and A^T (does vector_direct need its heavy-row pass?), through the
-  // scan buffer.
-  auto* longest = static_cast<unsigned long long*>(m.lengths.get());
-  HOLA_CUDA_CHECK(cudaMemsetAsync(longest, 0, 2 * sizeof(unsigned long long), stream));
-  const int blocks = m.sms * 8;
-  if (A.rows > 0)
-    detail::longest_row_kernel<<<detail::grid_for(A.rows, blocks), detail::kBlock, 0, stream>>>(
-        A.row_ptr, A.rows, longest);
-  if (At && At->rows > 0)
-    detail::longest_row_kernel<<<detail::grid_for(At->rows, blocks), detail::kBlock, 0, stream>>>(
-        At->row_ptr, At->rows, longest + 1);
-  HOLA_CUDA_CHECK_LAUNCH("longest_row");
-  unsigned long long longest_host[2] = {0, 0};
-  HOLA_CUDA_CHECK(
-      cudaMemcpyAsync(longest_host, longest, sizeof(longest_host), cudaMemcpyDeviceToHost, stream));
-  HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
-  m.longest_row_A = static_cast<std::int64_t>(longest_host[0]);
-  m.longest_row_At = static_cast<std::int64_t>(longest_host[1]);
+  // The row lengths of A and A^T (the longest: does vector_direct need its heavy-row pass?).
+  m.rows_of_A = ::hola::gpu::device_row_length_stats(A.row_ptr, A.rows, A.cols, A.nnz, stream);
+  const bool at_is_a = At && At->row_ptr == A.row_ptr && At->col_idx == A.col_idx;
+  m.rows_of_At = !At       ? RowLengthStats{}
+                 : at_is_a ? m.rows_of_A
+                           : ::hola::gpu::device_row_length_stats(At->row_ptr, At->rows, At->cols,
+                                                                  At->nnz, stream);
+  HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));  // the memsets above, also for 0 rows
+}
+
+template <class V, class I, class O>
+const RowLengthStats& Spmspv<V, I, O>::rows_of_A() const {
+  return impl_->rows_of_A;
+}
+template <class V, class I, class O>
+const RowLengthStats& Spmspv<V, I, O>::rows_of_At() const {
+  return impl_->rows_of_At;
 }
 
 namespace detail {
@@ -985,7 +968,7 @@ void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
             // Heavy rows listed in the sorted buffer (rows) and xdense (values): neither is
             // used by a vector-driven call before its output stage.
             const bool has_heavy =
-                (&M == &m.A ? m.longest_row_A : m.longest_row_At) >= kDirectHeavyRow;
+                (&M == &m.A ? m.rows_of_A : m.rows_of_At).max_row >= kDirectHeavyRow;
             const HeavyRows<V, I> heavy{
                 has_heavy ? kDirectHeavyRow : std::numeric_limits<std::int64_t>::max(),
                 static_cast<I*>(m.sorted.get()), xdense, counters + 2};
@@ -1027,9 +1010,9 @@ void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
     HOLA_CUDA_CHECK_LAUNCH("spmspv kernel");
   }
 
-  // Output.
+  // Output (densify with a dense y has returned above; matrix_direct wrote y itself).
   if (dense_y) {
-    if (!densify && kernel != Kernel::matrix_direct && n_out > 0) {
+    if (kernel != Kernel::matrix_direct && n_out > 0) {
       copy_reset_kernel<<<grid_for(n_out, blocks_max), kBlock, 0, stream>>>(n_out, acc, y.dense,
                                                                             identity, counters + 2);
       HOLA_CUDA_CHECK_LAUNCH("copy_reset");

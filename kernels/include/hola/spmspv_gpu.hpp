@@ -10,6 +10,11 @@
 #include "hola/csr_view.hpp"
 #include "hola/spmspv.hpp"
 
+namespace hola {
+struct RowLengthStats;  // hola/features.hpp (not included here: its hola::gpu would clash with
+                        // this gpu where both namespaces are in use)
+}  // namespace hola
+
 namespace hola::spmspv::gpu {
 
 enum class Kernel : int {
@@ -91,8 +96,14 @@ class Spmspv {
 
   // A, and A^T as a CSR (the column view uploaded, or A itself for a symmetric matrix; may be
   // null: the kernels that need it then refuse), both in device memory. Allocates the workspace
-  // on `stream` (a cudaStream_t) and synchronizes it.
+  // on `stream` (a cudaStream_t), computes the row-length statistics of A and A^T (one pass
+  // each; one when At is A) and synchronizes `stream`.
   void setup(const CsrView<V, I, O>& A, const CsrView<V, I, O>* At, void* stream = nullptr);
+
+  // Row-length statistics of A's rows and of A^T's (A^T's: empty without A^T), from setup: the
+  // heavy-row pass of vector_direct reads their longest rows, a selection their spread.
+  const RowLengthStats& rows_of_A() const;
+  const RowLengthStats& rows_of_At() const;
 
   // New values for the same structure (A's, and A^T's when setup had one; device memory): the
   // views are repointed, nothing runs.

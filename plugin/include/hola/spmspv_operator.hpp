@@ -90,6 +90,16 @@ struct GpuCalibration {
   // available, or above a probe where it was kCalibrationStop times slower than densify).
   double ms[max_probes][5];
   GpuCalibration();
+
+  // The curves select_calibrated_kernel interpolates, derived from nnz_x and ms once (a call
+  // then takes one logarithm, not dozens: the selection runs on the host while a short call's
+  // GPU work waits for it). Call again after changing nnz_x or ms; an unprepared calibration
+  // is prepared per call.
+  void prepare();
+  bool prepared = false;
+  bool relative = false;  // ys relative to densify's time (densify timed at every probe)
+  int points[4] = {};     // per sparse kernel: the probes where it was timed
+  double xs[4][max_probes] = {}, ys[4][max_probes] = {};  // log2 nnz_x, log2 time (ratio)
 };
 
 // The probe sizes for an input of n_in entries (kCalibrationDensities), distinct, increasing.
