@@ -467,8 +467,13 @@ void calibrate_on_device(spmspv::gpu::Spmspv<V, I, O>& engine, std::int64_t rows
             usable[ki] = false;  // not this kernel on this op: left out
           }
         }
+        // Each round starts one candidate later: each follows every other in turn (a call right
+        // after one that swept the matrix through L2 finds less of its data there).
         for (int round = 0; round < kCalibrationRounds; ++round)
-          for (sg::Kernel k : timed) times[static_cast<int>(k)].push_back(timed_run(k));
+          for (std::size_t i = 0; i < timed.size(); ++i) {
+            const sg::Kernel k = timed[(i + static_cast<std::size_t>(round)) % timed.size()];
+            times[static_cast<int>(k)].push_back(timed_run(k));
+          }
         for (sg::Kernel k : timed) {
           std::vector<double>& v = times[static_cast<int>(k)];
           std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
