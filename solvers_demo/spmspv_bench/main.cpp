@@ -403,21 +403,20 @@ void run_matrix(const std::string& name, const Csr64& m64, const std::string& pr
           }
           // Timed in rounds, every candidate once per round: what drifts during a case (clocks,
           // the host threads checking the previous case) reaches every candidate alike. Each
-          // round starts one candidate later, so that each follows every other in turn: a call
-          // right after one that swept the whole matrix through L2 finds less of its own data
-          // there (auto, always after densify, was 2-7 % slower than the same kernel by name).
+          // round in its own order (shuffled from a fixed seed), so that each candidate follows
+          // each other in turn: a call right after one that swept the whole matrix through L2
+          // finds less of its own data there. In a fixed order `auto` always followed the same
+          // candidate and took 3-8 % longer than the same kernel by name on the 10^6-row
+          // matrices (bench/results/2026-11-27-h100-spmspv-rounds/, runs O and P).
           std::map<std::string, std::vector<float>> t;
           // The host's time to queue each call (between the two event records): a call of a few
           // microseconds can wait on the host, and auto's selection runs there.
           std::map<std::string, std::vector<double>> host_us;
           std::vector<std::string> capped;
+          std::mt19937 order_rng(static_cast<unsigned>(totals.case_no));
           for (int r = 0; r < s.reps; ++r) {
             std::vector<std::string> round(live);
-            if (!round.empty())
-              std::rotate(round.begin(),
-                          round.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r) %
-                                                                      round.size()),
-                          round.end());
+            std::shuffle(round.begin(), round.end(), order_rng);
             for (const std::string& name : round) {
               if (std::find(capped.begin(), capped.end(), name) != capped.end()) continue;
               attempt(name, [&] {
