@@ -326,6 +326,9 @@ void run_matrix(const std::string& name, const Csr64& m64, const std::string& pr
             std::async(std::launch::async, [p, xi_copy, xv_copy, mask_copy] {
               return std::make_shared<sp::ReferenceResult<V, I, O>>(*p);
             }).share();
+        // Ready before any timing: most calls here are bound by the host's launch path (the GPU
+        // waits for it), and a reference computed alongside slowed some of them 2-4x (P).
+        reference.wait();
 
         sp::SparseVectorView<V, I> xd;
         xd.size = n_in;
