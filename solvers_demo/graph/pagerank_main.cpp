@@ -33,7 +33,8 @@ namespace {
 
 struct Settings {
   hola::spmspv::PageRankOptions host;
-  int check_every = 1;
+  int check_every = 8;  // hola::graph::gpu::PageRankOptions's default
+  bool use_graph = true;
   int reps = 20;
   bool compare = true;
 };
@@ -63,6 +64,7 @@ std::vector<double> run_gpu(const hola::gen::Csr64& g, const Settings& s, nlohma
   opt.tolerance = s.host.tolerance;
   opt.max_iterations = s.host.max_iterations;
   opt.check_every = s.check_every;
+  opt.use_graph = s.use_graph;
   opt.personalization = s.host.personalization;
   hola::graph::gpu::PageRank<V, I, O> pr;
   pr.setup(A, opt);
@@ -94,10 +96,11 @@ std::vector<double> run_gpu(const hola::gen::Csr64& g, const Settings& s, nlohma
   const double cusparse_ms = hola::graph::gpu::time_on_stream(
       [&](void* st) { cusparse_step(x, y, st); }, pr.stream(), 5, s.reps);
   std::printf(
-      "gpu (%s, %s): %d iterations, last L1 change %.3e, %.4f ms per iteration (check every "
-      "%d)\n",
-      hola::gpu::device_name().c_str(), sizeof(V) == 4 ? "float" : "double", r.iterations, r.change,
-      r.ms_per_iteration, s.check_every);
+      "gpu (%s, %s): %d iterations (%d queued), last L1 change %.3e, %.4f ms per queued "
+      "iteration (check every %d, %s)\n",
+      hola::gpu::device_name().c_str(), sizeof(V) == 4 ? "float" : "double", r.iterations,
+      r.iterations_run, r.change, r.ms_per_iteration, s.check_every,
+      r.used_graph ? "chunks as a CUDA graph" : "plain launches");
   std::printf(
       "one SpMV on P: Operator auto (%s) %.4f ms, cuSPARSE %.4f ms; iteration / auto SpMV = "
       "%.3f, iteration / cuSPARSE SpMV = %.3f\n",
@@ -110,6 +113,9 @@ std::vector<double> run_gpu(const hola::gen::Csr64& g, const Settings& s, nlohma
   j["iterations"] = r.iterations;
   j["change"] = r.change;
   j["ms_per_iteration"] = r.ms_per_iteration;
+  j["iterations_run"] = r.iterations_run;
+  j["used_graph"] = r.used_graph;
+  j["seconds"] = r.seconds;
   j["check_every"] = s.check_every;
   j["spmv_auto_kernel"] = spmv_auto.kernel_name(hola::Op::N);
   j["spmv_auto_ms"] = auto_ms;
@@ -146,8 +152,12 @@ int main(int argc, char** argv) {
   app.add_option("-b,--backend", backend, "cpu or gpu")->check(CLI::IsMember({"cpu", "gpu"}));
   app.add_option("-p,--precision", precision, "GPU values: double or float")
       ->check(CLI::IsMember({"double", "float"}));
-  app.add_option("--check-every", set.check_every, "GPU: read the L1 change every k iterations")
+  app.add_option("--check-every", set.check_every,
+                 "GPU: read the device's iteration state every k iterations (the ranks and the "
+                 "iteration count do not depend on k)")
       ->check(CLI::Range(1, 1000));
+  bool no_graph = false;
+  app.add_flag("--no-graph", no_graph, "GPU: plain launches, no CUDA graph of k iterations");
   app.add_option("--reps", set.reps, "GPU: timed repetitions of the single SpMV (median)")
       ->check(CLI::Range(1, 10000));
   app.add_flag("--no-compare", no_compare, "GPU: skip the comparison with the host pagerank");
@@ -178,6 +188,7 @@ int main(int argc, char** argv) {
     opt.tolerance = tol;
     opt.max_iterations = max_iter;
     set.compare = !no_compare;
+    set.use_graph = !no_graph;
     if (!personal.empty()) {
       opt.personalization.assign(static_cast<std::size_t>(g.rows), 0.0);
       for (auto v : personal) {

@@ -1,13 +1,18 @@
 // Device side of PageRank (hola/graph_gpu.hpp): P = (D^-1 A)^T built once, and one fused
 // update kernel per iteration after the caller's SpMV y = P r. The kernel reads the dangling mass
 // of r, writes r in place, and adds its L1 change and the new dangling mass into a slot of a
-// three-slot device struct; it also clears the slot the next iteration adds into, so an
-// iteration is exactly two launches (SpMV + update), plus an 8-byte copy when the change is read.
+// three-slot device state; it also clears the slot the next iteration adds into. Convergence is
+// decided on the device: an update whose previous iteration changed r by less than the tolerance
+// leaves r alone and records where it stopped, so iterations queued past convergence change
+// nothing and the host reads the state only every check_every iterations, one chunk behind.
+// Chunks of check_every iterations (k >= 2) are captured once per run into a CUDA graph: one
+// launch per chunk instead of 2 k.
 #include <cub/block/block_reduce.cuh>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 
 #include "graph_common.cuh"
 #include "hola/detail/instantiate.hpp"
@@ -18,7 +23,16 @@ namespace hola::graph::gpu {
 namespace {
 
 constexpr int kBlock = 256;
-constexpr int kSlots = 3;  // per slot: [0] L1 change, [1] dangling mass of the new r
+constexpr int kSlots = 3;
+
+// The iteration state on the device. Slot it % kSlots holds iteration it's sums: [0] its L1
+// change, [1] the dangling mass of the r it wrote.
+struct State {
+  double slot[kSlots][2];
+  long long base;        // iterations before the current chunk (an update's index: base + its own)
+  long long stopped_at;  // iterations applied when the change fell below the tolerance; -1: not yet
+  double stopped_change;  // the L1 change of the last applied iteration
+};
 
 // Adds the block's sums of a and b into out[0] and out[1] (one atomic each per block).
 __device__ __forceinline__ void block_add2(double a, double b, double* out) {
@@ -33,11 +47,12 @@ __device__ __forceinline__ void block_add2(double a, double b, double* out) {
   }
 }
 
-// r = p; dangling mass of r into slot kSlots - 1 (the slot iteration 0 reads).
+// r = p; dangling mass of r into slot kSlots - 1 (the slot iteration 0 reads). The state is zero
+// but for stopped_at (-1).
 template <class V>
 __global__ void __launch_bounds__(kBlock)
     pagerank_start(V* r, const V* p, V uniform, const std::uint8_t* dangling, long long n,
-                   double* stats) {
+                   State* state) {
   double mass = 0;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; j < n;
@@ -46,22 +61,37 @@ __global__ void __launch_bounds__(kBlock)
     r[j] = v;
     if (dangling[j]) mass += static_cast<double>(v);
   }
-  block_add2(0.0, mass, stats + 2 * (kSlots - 1));
+  block_add2(0.0, mass, state->slot[kSlots - 1]);
 }
 
-// Iteration `it`: r_j <- d (y_j + m p_j) + (1 - d) p_j with m the dangling mass of the old r
-// (slot it - 1); change and the new dangling mass into slot it; slot it + 1 cleared (its last
-// readers, iteration it - 1 and the host copy after iteration it - 2, are done in stream order).
+// Iteration it = base + local: r_j <- d (y_j + m p_j) + (1 - d) p_j with m the dangling mass of
+// the old r (slot it - 1); change and the new dangling mass into slot it; slot it + 1 cleared
+// (its last readers, iteration it - 1 and the host copy of an earlier chunk, are done in stream
+// order). When iteration it - 1 changed r by less than `tolerance` (or an earlier one did), r is
+// final: nothing is written but, once, where it stopped.
 template <class V>
 __global__ void __launch_bounds__(kBlock)
     pagerank_update(V* r, const V* __restrict__ y, const V* __restrict__ p, V uniform,
                     const std::uint8_t* __restrict__ dangling, long long n, double damping,
-                    double* stats, int it) {
-  const int cur = it % kSlots, prev = (it + kSlots - 1) % kSlots, next = (it + 1) % kSlots;
-  const double mass = stats[2 * prev + 1];
+                    double tolerance, State* state, int local) {
+  const long long it = state->base + local;
+  const int cur = static_cast<int>(it % kSlots),
+            prev = static_cast<int>((it + kSlots - 1) % kSlots),
+            next = static_cast<int>((it + 1) % kSlots);
+  const double prev_change = state->slot[prev][0];
+  // Every block decides alike: stopped_at is written below only when the test on prev_change
+  // already holds, so a block that reads it old or new stops either way.
+  if (state->stopped_at >= 0 || (it > 0 && prev_change < tolerance)) {
+    if (blockIdx.x == 0 && threadIdx.x == 0 && state->stopped_at < 0) {
+      state->stopped_at = it;
+      state->stopped_change = prev_change;
+    }
+    return;
+  }
+  const double mass = state->slot[prev][1];
   if (blockIdx.x == 0 && threadIdx.x == 0) {
-    stats[2 * next] = 0;
-    stats[2 * next + 1] = 0;
+    state->slot[next][0] = 0;
+    state->slot[next][1] = 0;
   }
   double change = 0, new_mass = 0;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
@@ -74,8 +104,11 @@ __global__ void __launch_bounds__(kBlock)
     r[j] = stored;
     if (dangling[j]) new_mass += static_cast<double>(stored);
   }
-  block_add2(change, new_mass, stats + 2 * cur);
+  block_add2(change, new_mass, state->slot[cur]);
 }
+
+// After a chunk of `count` iterations: the next chunk's updates count from here.
+__global__ void pagerank_advance(State* state, int count) { state->base += count; }
 
 template <class V>
 __global__ void widen_rank(const V* r, long long n, double* out) {
@@ -92,13 +125,16 @@ struct PageRank<V, I, O>::Impl {
   std::int64_t n = 0;
   PageRankOptions options;
   cudaStream_t stream = nullptr;
-  cuda::DeviceBuffer p_ptr, p_idx, p_val, r, y, p, dangling, stats, wide;
+  cuda::DeviceBuffer p_ptr, p_idx, p_val, r, y, p, dangling, state, wide;
   bool uniform = true;
-  double* host_stats = nullptr;  // pinned
+  State* host_state = nullptr;  // pinned: two copies, for the chunk read one behind
+  cudaEvent_t copied[2] = {nullptr, nullptr};
   CsrView<V, I, O> P;
 
   ~Impl() {
-    if (host_stats) cudaFreeHost(host_stats);
+    for (cudaEvent_t e : copied)
+      if (e) cudaEventDestroy(e);
+    if (host_state) cudaFreeHost(host_state);
     if (stream) cudaStreamDestroy(stream);
   }
   unsigned grid() const {
@@ -187,7 +223,9 @@ void PageRank<V, I, O>::setup(const CsrView<V, I, O>& A, const PageRankOptions& 
   impl->options = options;
   impl->uniform = teleport.empty();
   HOLA_CUDA_CHECK(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking));
-  HOLA_CUDA_CHECK(cudaMallocHost(&impl->host_stats, 2 * sizeof(double)));
+  HOLA_CUDA_CHECK(cudaMallocHost(&impl->host_state, 2 * sizeof(State)));
+  for (cudaEvent_t& e : impl->copied)
+    HOLA_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   detail::upload(impl->p_ptr, mrow);
   detail::upload(impl->p_idx, pcol);
   detail::upload(impl->p_val, pval);
@@ -196,7 +234,7 @@ void PageRank<V, I, O>::setup(const CsrView<V, I, O>& A, const PageRankOptions& 
   const std::size_t nv = static_cast<std::size_t>(std::max<std::int64_t>(n, 1));
   impl->r.resize(nv * sizeof(V));
   impl->y.resize(nv * sizeof(V));
-  impl->stats.resize(2 * kSlots * sizeof(double));
+  impl->state.resize(sizeof(State));
   CsrView<V, I, O> P;
   P.rows = P.cols = n;
   P.nnz = static_cast<std::int64_t>(out);
@@ -220,6 +258,24 @@ void* PageRank<V, I, O>::stream() const {
   return impl_ ? static_cast<void*>(impl_->stream) : nullptr;
 }
 
+namespace {
+
+// A captured chunk of iterations, destroyed with the run that made it (the caller's SpMV is
+// valid for that run only).
+struct ChunkGraph {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  ChunkGraph() = default;
+  ChunkGraph(const ChunkGraph&) = delete;
+  ChunkGraph& operator=(const ChunkGraph&) = delete;
+  ~ChunkGraph() {
+    if (exec) cudaGraphExecDestroy(exec);
+    if (graph) cudaGraphDestroy(graph);
+  }
+};
+
+}  // namespace
+
 template <class V, class I, class O>
 PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
   if (!impl_) fail(status::invalid_argument, "pagerank (gpu): run before setup");
@@ -228,31 +284,91 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
   if (m.n == 0) return result;
   const V uniform = static_cast<V>(1.0 / static_cast<double>(m.n));
   const V* p = m.uniform ? nullptr : m.p.template as<V>();
-  double* stats = m.stats.template as<double>();
+  auto* state = m.state.template as<State>();
+  V* r = m.r.template as<V>();
+  V* y = m.y.template as<V>();
+  const auto* dangling = m.dangling.template as<std::uint8_t>();
   const auto t0 = std::chrono::steady_clock::now();
-  HOLA_CUDA_CHECK(cudaMemsetAsync(stats, 0, 2 * kSlots * sizeof(double), m.stream));
-  pagerank_start<V><<<m.grid(), kBlock, 0, m.stream>>>(
-      m.r.template as<V>(), p, uniform, m.dangling.template as<std::uint8_t>(), m.n, stats);
+  HOLA_CUDA_CHECK(cudaMemsetAsync(state, 0, sizeof(State), m.stream));
+  HOLA_CUDA_CHECK(cudaMemsetAsync(reinterpret_cast<char*>(state) + offsetof(State, stopped_at),
+                                  0xff, sizeof(long long), m.stream));  // -1
+  pagerank_start<V><<<m.grid(), kBlock, 0, m.stream>>>(r, p, uniform, dangling, m.n, state);
   HOLA_CUDA_CHECK_LAUNCH("pagerank_start");
-  const int k = m.options.check_every;
-  for (int it = 0; it < m.options.max_iterations; ++it) {
-    spmv(m.r.template as<V>(), m.y.template as<V>(), m.stream);
-    pagerank_update<V><<<m.grid(), kBlock, 0, m.stream>>>(
-        m.r.template as<V>(), m.y.template as<V>(), p, uniform,
-        m.dangling.template as<std::uint8_t>(), m.n, m.options.damping, stats, it);
-    HOLA_CUDA_CHECK_LAUNCH("pagerank_update");
-    result.iterations = it + 1;
-    if ((it + 1) % k == 0 || it + 1 == m.options.max_iterations) {
-      HOLA_CUDA_CHECK(cudaMemcpyAsync(m.host_stats, stats + 2 * (it % kSlots), sizeof(double),
-                                      cudaMemcpyDeviceToHost, m.stream));
-      HOLA_CUDA_CHECK(cudaStreamSynchronize(m.stream));
-      result.change = m.host_stats[0];
-      if (result.change < m.options.tolerance) break;
+  const auto queue_chunk = [&](int count) {
+    for (int local = 0; local < count; ++local) {
+      spmv(r, y, m.stream);
+      pagerank_update<V><<<m.grid(), kBlock, 0, m.stream>>>(
+          r, y, p, uniform, dangling, m.n, m.options.damping, m.options.tolerance, state, local);
     }
+    pagerank_advance<<<1, 1, 0, m.stream>>>(state, count);
+  };
+  const int k = m.options.check_every;
+  const int max_it = m.options.max_iterations;
+  ChunkGraph g;
+  bool try_graph = m.options.use_graph && k >= 2;
+  int queued = 0, chunk = 0;
+  bool stopped = false;
+  const auto read_back = [&](int c) {  // the state after chunk c, into host copy c % 2
+    HOLA_CUDA_CHECK(cudaMemcpyAsync(&m.host_state[c % 2], state, sizeof(State),
+                                    cudaMemcpyDeviceToHost, m.stream));
+    HOLA_CUDA_CHECK(cudaEventRecord(m.copied[c % 2], m.stream));
+  };
+  while (queued < max_it && !stopped) {
+    const int count = std::min(k, max_it - queued);
+    // The first chunk runs as launched (the caller's SpMV may finish its own setup there); a
+    // full chunk after it is captured once and replayed. A SpMV that cannot be captured (it
+    // synchronizes, allocates, or throws) leaves the run on plain launches.
+    if (g.exec && count == k) {
+      HOLA_CUDA_CHECK(cudaGraphLaunch(g.exec, m.stream));
+    } else if (try_graph && chunk > 0 && count == k) {
+      try_graph = false;
+      bool captured = false;
+      if (cudaStreamBeginCapture(m.stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess) {
+        try {
+          queue_chunk(count);
+        } catch (...) {
+        }
+        captured = cudaStreamEndCapture(m.stream, &g.graph) == cudaSuccess && g.graph &&
+                   cudaGraphInstantiate(&g.exec, g.graph, 0) == cudaSuccess;
+      }
+      if (!captured) {
+        cudaGetLastError();  // the failed capture's error: not sticky
+        if (g.graph) cudaGraphDestroy(g.graph);
+        g.graph = nullptr;
+        g.exec = nullptr;
+        queue_chunk(count);
+      } else {
+        HOLA_CUDA_CHECK(cudaGraphLaunch(g.exec, m.stream));
+      }
+    } else {
+      queue_chunk(count);
+    }
+    HOLA_CUDA_CHECK_LAUNCH("pagerank chunk");
+    queued += count;
+    read_back(chunk);
+    // The previous chunk's state (this one is still queued behind it): stopped already?
+    if (chunk > 0) {
+      HOLA_CUDA_CHECK(cudaEventSynchronize(m.copied[(chunk - 1) % 2]));
+      stopped = m.host_state[(chunk - 1) % 2].stopped_at >= 0;
+    }
+    ++chunk;
   }
   HOLA_CUDA_CHECK(cudaStreamSynchronize(m.stream));
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  result.ms_per_iteration = result.iterations ? result.seconds * 1e3 / result.iterations : 0;
+  if (queued == 0) return result;  // max_iterations 0: r = p
+  // Where it stopped: the last state read (the stream is idle now, and no update changes it past
+  // the stop). Not stopped: every iteration applied, the last one's change.
+  const State& last = m.host_state[(chunk - 1) % 2];
+  result.iterations_run = queued;
+  if (last.stopped_at >= 0) {
+    result.iterations = static_cast<int>(last.stopped_at);
+    result.change = last.stopped_change;
+  } else {
+    result.iterations = queued;
+    result.change = last.slot[(queued - 1) % kSlots][0];
+  }
+  result.used_graph = g.exec != nullptr;
+  result.ms_per_iteration = queued ? result.seconds * 1e3 / queued : 0;
   return result;
 }
 

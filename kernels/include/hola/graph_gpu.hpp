@@ -108,22 +108,33 @@ struct PageRankOptions {
   double damping = 0.85;
   double tolerance = 1e-9;  // stop when the L1 change of one iteration is below this
   int max_iterations = 200;
-  int check_every = 1;  // read the change every k iterations (k > 1 may run up to k - 1 more)
+  // The host reads the device's iteration state every k iterations, one chunk of k behind the
+  // queue, and chunks of k >= 2 run as one CUDA graph. The result does not depend on k: an
+  // iteration after convergence leaves the rank as it is (the device decides), so a larger k
+  // only queues up to 2 k - 1 iterations that change nothing.
+  int check_every = 8;
+  bool use_graph = true;  // capture a chunk of check_every (>= 2) iterations once per run
   std::vector<double> personalization;  // length n, >= 0, normalized here; empty: uniform
 };
 
 struct PageRankRun {
-  int iterations = 0;
-  double change = 0;   // L1 change of the last iteration checked
-  double seconds = 0;  // the iteration loop (host clock, ends synchronized)
-  double ms_per_iteration = 0;
+  int iterations = 0;      // applied: up to the first whose L1 change is below the tolerance
+  int iterations_run = 0;  // queued, those past convergence included (they change nothing)
+  double change = 0;       // L1 change of the last applied iteration
+  double seconds = 0;      // the whole run: start, iterations, the reads (host clock, synchronized)
+  double ms_per_iteration = 0;  // seconds / iterations_run
+  bool used_graph = false;      // the chunks after the first ran as a captured CUDA graph
 };
 
 // The device side of PageRank with the host pagerank's math (hola/spmspv_graph.hpp): r <- d (P r
 // + (dangling mass) p) + (1 - d) p with P = (D^-1 A)^T built once at setup (so the SpMV reads r
 // directly). Per iteration: the caller's SpMV y = P r, then one fused kernel writing r in place,
 // accumulating the L1 change and the next dangling mass (block reduction + atomics into a small
-// device struct that the kernel of the previous iteration cleared: no memset).
+// device struct that the kernel of the previous iteration cleared: no memset). The kernel also
+// stops the iteration on the device (r is left as it is once an iteration changed it by less than
+// the tolerance), so the host queues chunks of check_every iterations without waiting for each,
+// and replays chunks after the first as a CUDA graph (PageRankOptions::use_graph): the SpMV must
+// then be capturable (no synchronization or allocation; otherwise run() keeps plain launches).
 template <class V, class I, class O>
 class PageRank {
  public:
