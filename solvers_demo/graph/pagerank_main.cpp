@@ -33,7 +33,7 @@ namespace {
 
 struct Settings {
   hola::spmspv::PageRankOptions host;
-  int check_every = 8;  // hola::graph::gpu::PageRankOptions's default
+  int check_every = 0;  // hola::graph::gpu::PageRankOptions's default: chosen per run
   bool use_graph = true;
   int reps = 20;
   bool compare = true;
@@ -99,7 +99,7 @@ std::vector<double> run_gpu(const hola::gen::Csr64& g, const Settings& s, nlohma
       "gpu (%s, %s): %d iterations (%d queued), last L1 change %.3e, %.4f ms per queued "
       "iteration (check every %d, %s)\n",
       hola::gpu::device_name().c_str(), sizeof(V) == 4 ? "float" : "double", r.iterations,
-      r.iterations_run, r.change, r.ms_per_iteration, s.check_every,
+      r.iterations_run, r.change, r.ms_per_iteration, r.check_every,
       r.used_graph ? "chunks as a CUDA graph" : "plain launches");
   std::printf(
       "one SpMV on P: Operator auto (%s) %.4f ms, cuSPARSE %.4f ms; iteration / auto SpMV = "
@@ -117,6 +117,7 @@ std::vector<double> run_gpu(const hola::gen::Csr64& g, const Settings& s, nlohma
   j["used_graph"] = r.used_graph;
   j["seconds"] = r.seconds;
   j["check_every"] = s.check_every;
+  j["check_every_used"] = r.check_every;
   j["spmv_auto_kernel"] = spmv_auto.kernel_name(hola::Op::N);
   j["spmv_auto_ms"] = auto_ms;
   j["spmv_cusparse_ms"] = cusparse_ms;
@@ -154,8 +155,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"double", "float"}));
   app.add_option("--check-every", set.check_every,
                  "GPU: read the device's iteration state every k iterations (the ranks and the "
-                 "iteration count do not depend on k)")
-      ->check(CLI::Range(1, 1000));
+                 "iteration count do not depend on k; 0: k from the first iteration's time)")
+      ->check(CLI::Range(0, 1000));
   bool no_graph = false;
   app.add_flag("--no-graph", no_graph, "GPU: plain launches, no CUDA graph of k iterations");
   app.add_option("--reps", set.reps, "GPU: timed repetitions of the single SpMV (median)")

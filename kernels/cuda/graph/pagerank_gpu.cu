@@ -24,6 +24,9 @@ namespace {
 
 constexpr int kBlock = 256;
 constexpr int kSlots = 3;
+// check_every 0: iterations per chunk from the first iteration's time (see run()).
+constexpr double kAutoChunkMicroseconds = 100;
+constexpr int kAutoChunkMax = 16;
 
 // The iteration state on the device. Slot it % kSlots holds iteration it's sums: [0] its L1
 // change, [1] the dangling mass of the r it wrote.
@@ -157,9 +160,9 @@ void PageRank<V, I, O>::setup(const CsrView<V, I, O>& A, const PageRankOptions& 
   const double d = options.damping;
   if (!(d >= 0 && d < 1))
     fail(status::invalid_argument, "pagerank (gpu): damping must be in [0, 1)");
-  if (!(options.tolerance >= 0) || options.max_iterations < 0 || options.check_every < 1)
+  if (!(options.tolerance >= 0) || options.max_iterations < 0 || options.check_every < 0)
     fail(status::invalid_argument,
-         "pagerank (gpu): tolerance and max_iterations must be >= 0, check_every >= 1");
+         "pagerank (gpu): tolerance, max_iterations and check_every must be >= 0");
   const std::int64_t n = A.rows;
   std::vector<V> teleport;
   if (!options.personalization.empty()) {
@@ -302,7 +305,7 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
     }
     pagerank_advance<<<1, 1, 0, m.stream>>>(state, count);
   };
-  const int k = m.options.check_every;
+  int k = m.options.check_every;  // 0: chosen after the first iteration (below)
   const int max_it = m.options.max_iterations;
   ChunkGraph g;
   bool try_graph = m.options.use_graph && k >= 2;
@@ -313,8 +316,23 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
                                     cudaMemcpyDeviceToHost, m.stream));
     HOLA_CUDA_CHECK(cudaEventRecord(m.copied[c % 2], m.stream));
   };
+  auto chunk_start = std::chrono::steady_clock::now();
   while (queued < max_it && !stopped) {
-    const int count = std::min(k, max_it - queued);
+    // Automatic chunks: the first iteration alone, timed to its read-back on the host clock;
+    // then as many iterations per chunk as fit kAutoChunkMicroseconds (at least 1, at most
+    // kAutoChunkMax). A large graph's iteration outweighs the host's turnaround: one per chunk,
+    // so that at most two run past convergence; a small one's is mostly launch overhead: a few
+    // per chunk, as one graph.
+    if (k == 0 && chunk == 1) {
+      HOLA_CUDA_CHECK(cudaEventSynchronize(m.copied[0]));
+      const double us =
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - chunk_start)
+              .count();
+      k = static_cast<int>(std::clamp(std::floor(kAutoChunkMicroseconds / std::max(us, 1.0)), 1.0,
+                                      static_cast<double>(kAutoChunkMax)));
+      try_graph = m.options.use_graph && k >= 2;
+    }
+    const int count = std::min(chunk == 0 && k == 0 ? 1 : k, max_it - queued);
     // The first chunk runs as launched (the caller's SpMV may finish its own setup there); a
     // full chunk after it is captured once and replayed. A SpMV that cannot be captured (it
     // synchronizes, allocates, or throws) leaves the run on plain launches.
@@ -368,6 +386,7 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
     result.change = last.slot[(queued - 1) % kSlots][0];
   }
   result.used_graph = g.exec != nullptr;
+  result.check_every = std::max(k, 1);
   result.ms_per_iteration = queued ? result.seconds * 1e3 / queued : 0;
   return result;
 }

@@ -111,8 +111,10 @@ struct PageRankOptions {
   // The host reads the device's iteration state every k iterations, one chunk of k behind the
   // queue, and chunks of k >= 2 run as one CUDA graph. The result does not depend on k: an
   // iteration after convergence leaves the rank as it is (the device decides), so a larger k
-  // only queues up to 2 k - 1 iterations that change nothing.
-  int check_every = 8;
+  // only queues up to 2 k iterations that change nothing. 0 (the default): k from the first
+  // iteration's time, 1 for a large graph (an iteration of 0.3 ms), a few for a small one
+  // (launch-bound iterations of 10-30 us), at most 16 (PageRankRun::check_every tells).
+  int check_every = 0;
   bool use_graph = true;  // capture a chunk of check_every (>= 2) iterations once per run
   std::vector<double> personalization;  // length n, >= 0, normalized here; empty: uniform
 };
@@ -124,6 +126,7 @@ struct PageRankRun {
   double seconds = 0;      // the whole run: start, iterations, the reads (host clock, synchronized)
   double ms_per_iteration = 0;  // seconds / iterations_run
   bool used_graph = false;      // the chunks after the first ran as a captured CUDA graph
+  int check_every = 0;          // iterations per chunk (check_every 0: the one chosen)
 };
 
 // The device side of PageRank with the host pagerank's math (hola/spmspv_graph.hpp): r <- d (P r
