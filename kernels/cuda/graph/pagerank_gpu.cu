@@ -24,8 +24,11 @@ namespace {
 
 constexpr int kBlock = 256;
 constexpr int kSlots = 3;
-// check_every 0: iterations per chunk from the first iteration's time (see run()).
-constexpr double kAutoChunkMicroseconds = 100;
+// check_every 0: iterations per chunk from the first iteration's time (see run()). At 100 us the
+// corpus graphs (first iteration 20-35 us, launch-bound) got 3-5 per chunk and took 1.4-2.2x one
+// SpMV per applied iteration, against 0.9-1.1x with 8 (H100, runs Q and R of
+// bench/results/2026-11-27-h100-pagerank-graph/).
+constexpr double kAutoChunkMicroseconds = 300;
 constexpr int kAutoChunkMax = 16;
 
 // The iteration state on the device. Slot it % kSlots holds iteration it's sums: [0] its L1
