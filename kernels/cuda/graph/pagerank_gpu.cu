@@ -24,11 +24,11 @@ namespace {
 
 constexpr int kBlock = 256;
 constexpr int kSlots = 3;
-// check_every 0: iterations per chunk from the first iteration's time (see run()). At 100 us the
-// corpus graphs (first iteration 20-35 us, launch-bound) got 3-5 per chunk and took 1.4-2.2x one
-// SpMV per applied iteration, against 0.9-1.1x with 8 (H100, runs Q and R of
-// bench/results/2026-11-27-h100-pagerank-graph/).
-constexpr double kAutoChunkMicroseconds = 300;
+// check_every 0: iterations per chunk from the first iteration's time (see run()). Measured on
+// one H100 (run T of bench/results/2026-11-27-h100-pagerank-graph/): 4 to 8 per chunk served the
+// launch-bound corpus graphs (first iteration 20-35 us) best, 1 to 2 the Kronecker graphs of
+// scale 18 and 20 (0.07 and 0.3 ms an iteration).
+constexpr double kAutoChunkMicroseconds = 200;
 constexpr int kAutoChunkMax = 16;
 
 // The iteration state on the device. Slot it % kSlots holds iteration it's sums: [0] its L1
@@ -313,6 +313,9 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
   ChunkGraph g;
   bool try_graph = m.options.use_graph && k >= 2;
   int queued = 0, chunk = 0;
+  // The capture (and the graph's instantiation, 0.1-0.2 ms) happens while a chunk runs: the
+  // second chunk, or with automatic chunks the third (the host has waited for the first).
+  const int capture_chunk = k == 0 ? 2 : 1;
   bool stopped = false;
   const auto read_back = [&](int c) {  // the state after chunk c, into host copy c % 2
     HOLA_CUDA_CHECK(cudaMemcpyAsync(&m.host_state[c % 2], state, sizeof(State),
@@ -337,11 +340,11 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
     }
     const int count = std::min(chunk == 0 && k == 0 ? 1 : k, max_it - queued);
     // The first chunk runs as launched (the caller's SpMV may finish its own setup there); a
-    // full chunk after it is captured once and replayed. A SpMV that cannot be captured (it
+    // later full chunk is captured once and replayed. A SpMV that cannot be captured (it
     // synchronizes, allocates, or throws) leaves the run on plain launches.
     if (g.exec && count == k) {
       HOLA_CUDA_CHECK(cudaGraphLaunch(g.exec, m.stream));
-    } else if (try_graph && chunk > 0 && count == k) {
+    } else if (try_graph && chunk >= capture_chunk && count == k) {
       try_graph = false;
       bool captured = false;
       if (cudaStreamBeginCapture(m.stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess) {
