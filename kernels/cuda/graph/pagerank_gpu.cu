@@ -24,12 +24,15 @@ namespace {
 
 constexpr int kBlock = 256;
 constexpr int kSlots = 3;
-// check_every 0: iterations per chunk from the first iteration's time (see run()). Measured on
-// one H100 (run T of bench/results/2026-11-27-h100-pagerank-graph/): 4 to 8 per chunk served the
-// launch-bound corpus graphs (first iteration 20-35 us) best, 1 to 2 the Kronecker graphs of
-// scale 18 and 20 (0.07 and 0.3 ms an iteration).
-constexpr double kAutoChunkMicroseconds = 200;
-constexpr int kAutoChunkMax = 16;
+// check_every 0: iterations per chunk from P's nonzeros, kAutoChunkNonzeros / nnz between 1 and
+// kAutoChunkMax. Measured on one H100 (runs T and U of
+// bench/results/2026-11-27-h100-pagerank-graph/): chunks of 8 served the launch-bound corpus graphs
+// (10^4-10^6 nonzeros, iterations of 10-30 us) best, 1 to 2 the Kronecker graphs of scale 18 and 20
+// (8·10^6 and 3·10^7 nonzeros); a k chosen from the first iteration's time cost a synchronisation
+// and left the GPU idle at the capture (1.4-1.8x one SpMV per queued iteration against 0.9-1.1x
+// with a fixed 8, run U).
+constexpr double kAutoChunkNonzeros = 16e6;
+constexpr int kAutoChunkMax = 8;
 
 // The iteration state on the device. Slot it % kSlots holds iteration it's sums: [0] its L1
 // change, [1] the dangling mass of the r it wrote.
@@ -308,43 +311,32 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
     }
     pagerank_advance<<<1, 1, 0, m.stream>>>(state, count);
   };
-  int k = m.options.check_every;  // 0: chosen after the first iteration (below)
+  // Iterations per chunk; 0: from P's size (a large graph's iteration outweighs the host's
+  // turnaround: one per chunk, at most two past convergence; a small one's is mostly launch
+  // overhead: several per chunk, as one graph).
+  int k = m.options.check_every;
+  if (k == 0)
+    k = static_cast<int>(std::clamp(
+        std::floor(kAutoChunkNonzeros / static_cast<double>(std::max<std::int64_t>(m.P.nnz, 1))),
+        1.0, static_cast<double>(kAutoChunkMax)));
   const int max_it = m.options.max_iterations;
   ChunkGraph g;
   bool try_graph = m.options.use_graph && k >= 2;
   int queued = 0, chunk = 0;
-  // The capture (and the graph's instantiation, 0.1-0.2 ms) happens while a chunk runs: the
-  // second chunk, or with automatic chunks the third (the host has waited for the first).
-  const int capture_chunk = k == 0 ? 2 : 1;
   bool stopped = false;
   const auto read_back = [&](int c) {  // the state after chunk c, into host copy c % 2
     HOLA_CUDA_CHECK(cudaMemcpyAsync(&m.host_state[c % 2], state, sizeof(State),
                                     cudaMemcpyDeviceToHost, m.stream));
     HOLA_CUDA_CHECK(cudaEventRecord(m.copied[c % 2], m.stream));
   };
-  auto chunk_start = std::chrono::steady_clock::now();
   while (queued < max_it && !stopped) {
-    // Automatic chunks: the first iteration alone, timed to its read-back on the host clock;
-    // then as many iterations per chunk as fit kAutoChunkMicroseconds (at least 1, at most
-    // kAutoChunkMax). A large graph's iteration outweighs the host's turnaround: one per chunk,
-    // so that at most two run past convergence; a small one's is mostly launch overhead: a few
-    // per chunk, as one graph.
-    if (k == 0 && chunk == 1) {
-      HOLA_CUDA_CHECK(cudaEventSynchronize(m.copied[0]));
-      const double us =
-          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - chunk_start)
-              .count();
-      k = static_cast<int>(std::clamp(std::floor(kAutoChunkMicroseconds / std::max(us, 1.0)), 1.0,
-                                      static_cast<double>(kAutoChunkMax)));
-      try_graph = m.options.use_graph && k >= 2;
-    }
-    const int count = std::min(chunk == 0 && k == 0 ? 1 : k, max_it - queued);
+    const int count = std::min(k, max_it - queued);
     // The first chunk runs as launched (the caller's SpMV may finish its own setup there); a
     // later full chunk is captured once and replayed. A SpMV that cannot be captured (it
     // synchronizes, allocates, or throws) leaves the run on plain launches.
     if (g.exec && count == k) {
       HOLA_CUDA_CHECK(cudaGraphLaunch(g.exec, m.stream));
-    } else if (try_graph && chunk >= capture_chunk && count == k) {
+    } else if (try_graph && chunk > 0 && count == k) {
       try_graph = false;
       bool captured = false;
       if (cudaStreamBeginCapture(m.stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess) {
@@ -392,7 +384,7 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
     result.change = last.slot[(queued - 1) % kSlots][0];
   }
   result.used_graph = g.exec != nullptr;
-  result.check_every = std::max(k, 1);
+  result.check_every = k;
   result.ms_per_iteration = queued ? result.seconds * 1e3 / queued : 0;
   return result;
 }

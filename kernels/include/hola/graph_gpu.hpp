@@ -111,9 +111,9 @@ struct PageRankOptions {
   // The host reads the device's iteration state every k iterations, one chunk of k behind the
   // queue, and chunks of k >= 2 run as one CUDA graph. The result does not depend on k: an
   // iteration after convergence leaves the rank as it is (the device decides), so a larger k
-  // only queues up to 2 k iterations that change nothing. 0 (the default): k = 200 us / the
-  // first iteration's time, between 1 and 16: 1 for a large graph (an iteration of 0.3 ms), 6 to
-  // 9 for a small one (launch-bound iterations of 20-35 us); PageRankRun::check_every tells.
+  // only queues up to 2 k iterations that change nothing. 0 (the default): k = 1.6e7 / nnz(P),
+  // between 1 and 8: 8 for graphs up to 2·10^6 nonzeros (launch-bound iterations), 1 from
+  // 1.6·10^7 (an iteration of 0.1 ms or more on an H100); PageRankRun::check_every tells.
   int check_every = 0;
   bool use_graph = true;  // capture a chunk of check_every (>= 2) iterations once per run
   std::vector<double> personalization;  // length n, >= 0, normalized here; empty: uniform
