@@ -327,7 +327,7 @@ void run_matrix(const std::string& name, const Csr64& m64, const std::string& pr
               return std::make_shared<sp::ReferenceResult<V, I, O>>(*p);
             }).share();
         // Ready before any timing: most calls here are bound by the host's launch path (the GPU
-        // waits for it), and a reference computed alongside slowed some of them 2-4x (P).
+        // waits for it), which a reference computed alongside would compete with.
         reference.wait();
 
         sp::SparseVectorView<V, I> xd;
@@ -409,8 +409,9 @@ void run_matrix(const std::string& name, const Csr64& m64, const std::string& pr
           // round in its own order (shuffled from a fixed seed), so that each candidate follows
           // each other in turn: a call right after one that swept the whole matrix through L2
           // finds less of its own data there. In a fixed order `auto` always followed the same
-          // candidate and took 3-8 % longer than the same kernel by name on the 10^6-row
-          // matrices (bench/results/2026-11-27-h100-spmspv-rounds/, runs O and P).
+          // candidate and took 8-14 % longer than the same kernel by name on the 10^6-row
+          // matrices with a dense y; shuffled, 0.4 %
+          // (bench/results/2026-11-27-h100-spmspv-rounds/).
           std::map<std::string, std::vector<float>> t;
           // The host's time to queue each call (between the two event records): a call of a few
           // microseconds can wait on the host, and auto's selection runs there.

@@ -148,8 +148,8 @@ struct SpmspvOptions {
   // calibrate off, for a selection that does not depend on a measurement (tests).
   double densify_ms_n = -1, densify_ms_t = -1;
   // Device memory: calibrate the selection at setup (per op and output form, every available
-  // candidate timed on the probe x of kCalibrationDensities: about 200-340 kernel launches;
-  // setup measured 7-230 ms per matrix on an H100 at aadab50; the probe x and a dense and a
+  // candidate timed on the probe x of kCalibrationDensities, the survivors of a first call 5
+  // times; setup measured 9-290 ms per matrix on an H100 at e1f4046; the probe x and a dense and a
   // sparse y borrowed during setup). The unmasked calls then choose by select_calibrated_kernel
   // with calibration_margin; masked calls, and every call when off, by the trees.
   bool calibrate = true;
