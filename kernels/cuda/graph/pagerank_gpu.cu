@@ -29,8 +29,8 @@ constexpr int kSlots = 3;
 // bench/results/2026-11-27-h100-pagerank-graph/): chunks of 8 served the launch-bound corpus graphs
 // (10^4-10^6 nonzeros, iterations of 10-30 us) best, 1 to 2 the Kronecker graphs of scale 18 and 20
 // (8·10^6 and 3·10^7 nonzeros); a k chosen from the first iteration's time cost a synchronisation
-// and left the GPU idle at the capture (1.4-1.8x one SpMV per queued iteration against 0.9-1.1x
-// with a fixed 8, run U).
+// and left the GPU idle at the capture (1.05-2.0x one SpMV per queued iteration against
+// 0.87-1.09x with a fixed 8, run U).
 constexpr double kAutoChunkNonzeros = 16e6;
 constexpr int kAutoChunkMax = 8;
 
