@@ -2,7 +2,9 @@
 // (hola/spmspv_graph.hpp): BFS parents through the Graph500 check and levels equal to the host
 // BFS levels on R-MAT graphs, paths, stars, disconnected graphs and isolated roots, directed and
 // undirected, every direction mode, several value / index types; the dense cuSPARSE baseline's
-// levels; PageRank with and without personalization, with dangling vertices, float and double.
+// levels; PageRank with and without personalization, with dangling vertices, float and double,
+// the same ranks and iteration count for every check_every (the device stops the iteration),
+// chunks as a CUDA graph and the fallback for a SpMV that cannot be captured, the iteration cap.
 // Exits 77 (skipped) without a GPU.
 #include <gtest/gtest.h>
 
