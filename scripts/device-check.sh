@@ -42,7 +42,7 @@
 # Logs and result files are written to LOGS (default ./device-out); when OUT is set (the device
 # tool), everything is also packed into $OUT/device-check.tgz and the summary copied to $OUT.
 # Environment: HOLA_MATRICES_DIR (real test matrices; default ./.carry/matrices, ../matrices,
-# ../shared/matrices), HOLA_COMMIT (recorded in results; default: git rev-parse HEAD or
+# ../shared/matrices), HOLA_COMMIT (recorded in results; default: scripts/env.sh's hola_commit, git rev-parse HEAD or
 # ./.carry/commit), BENCH_ARGS, CTEST_ARGS (extra ctest arguments), SANITIZE_TESTS
 # (the suites the sanitize stage runs; default all seven), SANITIZE_FUZZ (fuzzer matrices per
 # sanitizer tool, default 40), SANITIZE_FUZZ_TOOLS (default: memcheck racecheck initcheck
@@ -64,10 +64,7 @@ if [ -z "${HOLA_MATRICES_DIR:-}" ]; then
   done
 fi
 export HOLA_MATRICES_DIR="${HOLA_MATRICES_DIR:-}"
-if [ -z "${HOLA_COMMIT:-}" ]; then
-  HOLA_COMMIT="$(git rev-parse HEAD 2>/dev/null || cat "$HOLA_ROOT/.carry/commit" 2>/dev/null ||
-    cat "$HOLA_ROOT/../commit" 2>/dev/null || echo unknown)"
-fi
+HOLA_COMMIT="$(hola_commit)"
 export HOLA_COMMIT
 arch="$(gpu_arch)"
 status=0

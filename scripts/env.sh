@@ -13,7 +13,8 @@ gpu_arch() {
   echo "${arch:-90}"
 }
 
-# The commit that results are recorded under: HOLA_COMMIT, else git's HEAD, else .carry/commit.
+# The commit that results are recorded under: HOLA_COMMIT, else git's HEAD, else .carry/commit,
+# else ../commit (an export unpacked beside that file).
 hola_commit() {
   if [ -n "${HOLA_COMMIT:-}" ]; then echo "$HOLA_COMMIT"; return; fi
   # Only a checkout of its own: an export (git archive) unpacked inside another repository would
@@ -22,7 +23,8 @@ hola_commit() {
     git -C "$HOLA_ROOT" rev-parse HEAD
     return
   fi
-  cat "$HOLA_ROOT/.carry/commit" 2>/dev/null || echo unknown
+  cat "$HOLA_ROOT/.carry/commit" 2>/dev/null || cat "$HOLA_ROOT/../commit" 2>/dev/null ||
+    echo unknown
 }
 
 # The device scripts' output folder: OUT (default ./device-out), created.

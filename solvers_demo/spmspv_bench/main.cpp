@@ -377,7 +377,7 @@ void run_matrix(const std::string& name, const Csr64& m64, const std::string& pr
           auto attempt = [&](const std::string& name, auto&& body) {
             try {
               body();
-              return true;
+              return;
             } catch (const hola::error& e) {
               cudaGetLastError();  // clear a launch error so that the next candidate runs
               if (e.code() == hola::status::unsupported) {
@@ -392,7 +392,6 @@ void run_matrix(const std::string& name, const Csr64& m64, const std::string& pr
               cudaGetLastError();
             }
             live.erase(std::remove(live.begin(), live.end(), name), live.end());
-            return false;
           };
           for (const std::string& name : names) {
             if (name == kCusparse && !cusparse->supports(o)) {
@@ -405,7 +404,7 @@ void run_matrix(const std::string& name, const Csr64& m64, const std::string& pr
             });
           }
           // Timed in rounds, every candidate once per round: what drifts during a case (clocks,
-          // the host threads checking the previous case) reaches every candidate alike. Each
+          // the host) reaches every candidate alike. Each
           // round in its own order (shuffled from a fixed seed), so that each candidate follows
           // each other in turn: a call right after one that swept the whole matrix through L2
           // finds less of its own data there. In a fixed order `auto` always followed the same
