@@ -301,6 +301,18 @@ struct CalibrationResources {
 
 std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
+// Which candidates can run op, indexed by spmspv::gpu::Kernel: the matrix-driven kernels read
+// rows of op(A), the vector-driven ones columns of op(A), so each needs the column view (A^T) for
+// one of the two ops; densify needs a dense SpMV for op (and plus_times, said by the caller).
+void available_kernels(Op op, bool has_at, bool densify_ok, bool (&available)[5]) {
+  namespace sg = spmspv::gpu;
+  available[static_cast<int>(sg::Kernel::matrix_direct)] = op == Op::N || has_at;
+  available[static_cast<int>(sg::Kernel::matrix_balanced)] = op == Op::N || has_at;
+  available[static_cast<int>(sg::Kernel::vector_direct)] = op == Op::T || has_at;
+  available[static_cast<int>(sg::Kernel::vector_balanced)] = op == Op::T || has_at;
+  available[static_cast<int>(sg::Kernel::densify)] = densify_ok;
+}
+
 // The index of the longest of the n rows of row_ptr (device memory; the first of equal ones),
 // -1 when there is none. Copies the offsets to the host: setup only.
 template <class O>
@@ -399,11 +411,7 @@ void calibrate_on_device(spmspv::gpu::Spmspv<V, I, O>& engine, std::int64_t rows
     const Op op = o == 0 ? Op::N : Op::T;
     const std::int64_t n_in = o == 0 ? cols : rows, n_out = o == 0 ? rows : cols;
     bool available[5];
-    available[static_cast<int>(sg::Kernel::matrix_direct)] = op == Op::N || has_at;
-    available[static_cast<int>(sg::Kernel::matrix_balanced)] = op == Op::N || has_at;
-    available[static_cast<int>(sg::Kernel::vector_direct)] = op == Op::T || has_at;
-    available[static_cast<int>(sg::Kernel::vector_balanced)] = op == Op::T || has_at;
-    available[densify] = densify_ms[o] >= 0;
+    available_kernels(op, has_at, densify_ms[o] >= 0, available);
     const int probes =
         std::min(static_cast<int>(sizes[o].size()), spmspv::GpuCalibration::max_probes);
     for (int form = 0; form < 2 && probes > 0; ++form) {
@@ -636,12 +644,10 @@ void SpmspvOperator<V, I, O>::apply_device(Op op, spmspv::Semiring semiring,
   // What can run this call: a kernel needing the column view only with one, densify only over
   // plus_times and when the dense SpMV does this op.
   bool available[5];
-  available[static_cast<int>(sg::Kernel::matrix_direct)] = op == Op::N || has_at_;
-  available[static_cast<int>(sg::Kernel::matrix_balanced)] = op == Op::N || has_at_;
-  available[static_cast<int>(sg::Kernel::vector_direct)] = op == Op::T || has_at_;
-  available[static_cast<int>(sg::Kernel::vector_balanced)] = op == Op::T || has_at_;
-  available[static_cast<int>(sg::Kernel::densify)] =
-      semiring == spmspv::Semiring::plus_times && d.densify_ms[op == Op::N ? 0 : 1] >= 0;
+  available_kernels(
+      op, has_at_,
+      semiring == spmspv::Semiring::plus_times && d.densify_ms[op == Op::N ? 0 : 1] >= 0,
+      available);
   sg::Kernel kernel = sg::Kernel::densify;
   const auto& k = options_.kernel;
   const bool automatic = k == "auto";

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <fstream>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "../run_info.hpp"
@@ -35,6 +36,7 @@ struct Settings {
   hola::spmspv::PageRankOptions host;
   int check_every = 0;  // hola::graph::gpu::PageRankOptions's default: chosen per run
   bool use_graph = true;
+  bool device_loop = true;
   int reps = 20;
   bool compare = true;
 };
@@ -52,6 +54,13 @@ std::pair<double, double> rank_difference(const std::vector<double>& a,
 }
 
 #if defined(HOLA_ENABLE_CUDA)
+// How the iterations ran, in words.
+std::string run_path(const hola::graph::gpu::PageRankRun& r) {
+  if (r.device_loop) return "device loop: one CUDA graph ended by the device";
+  return "chunks of " + std::to_string(r.check_every) +
+         (r.used_graph ? ", as a CUDA graph after the first" : ", plain launches");
+}
+
 // The GPU run with values V and device index types I / O; fills `j` and returns the ranks.
 template <class V, class I, class O>
 std::vector<double> run_gpu(const hola::gen::Csr64& g, const Settings& s, nlohmann::json& j) {
@@ -65,6 +74,7 @@ std::vector<double> run_gpu(const hola::gen::Csr64& g, const Settings& s, nlohma
   opt.max_iterations = s.host.max_iterations;
   opt.check_every = s.check_every;
   opt.use_graph = s.use_graph;
+  opt.device_loop = s.device_loop;
   opt.personalization = s.host.personalization;
   hola::graph::gpu::PageRank<V, I, O> pr;
   pr.setup(A, opt);
@@ -97,10 +107,9 @@ std::vector<double> run_gpu(const hola::gen::Csr64& g, const Settings& s, nlohma
       [&](void* st) { cusparse_step(x, y, st); }, pr.stream(), 5, s.reps);
   std::printf(
       "gpu (%s, %s): %d iterations (%d queued), last L1 change %.3e, %.4f ms per queued "
-      "iteration (check every %d, %s)\n",
+      "iteration (%s)\n",
       hola::gpu::device_name().c_str(), sizeof(V) == 4 ? "float" : "double", r.iterations,
-      r.iterations_run, r.change, r.ms_per_iteration, r.check_every,
-      r.used_graph ? "chunks as a CUDA graph" : "plain launches");
+      r.iterations_run, r.change, r.ms_per_iteration, run_path(r).c_str());
   std::printf(
       "one SpMV on P: Operator auto (%s) %.4f ms, cuSPARSE %.4f ms; iteration / auto SpMV = "
       "%.3f, iteration / cuSPARSE SpMV = %.3f\n",
@@ -115,6 +124,7 @@ std::vector<double> run_gpu(const hola::gen::Csr64& g, const Settings& s, nlohma
   j["ms_per_iteration"] = r.ms_per_iteration;
   j["iterations_run"] = r.iterations_run;
   j["used_graph"] = r.used_graph;
+  j["device_loop"] = r.device_loop;
   j["seconds"] = r.seconds;
   j["check_every"] = s.check_every;
   j["check_every_used"] = r.check_every;
@@ -154,11 +164,16 @@ int main(int argc, char** argv) {
   app.add_option("-p,--precision", precision, "GPU values: double or float")
       ->check(CLI::IsMember({"double", "float"}));
   app.add_option("--check-every", set.check_every,
-                 "GPU: read the device's iteration state every k iterations (the ranks and the "
-                 "iteration count do not depend on k; 0: k from the first iteration's time)")
+                 "GPU without the device loop: read the device's iteration state every k "
+                 "iterations (the ranks and the iteration count do not depend on k; 0: k from "
+                 "P's nonzeros)")
       ->check(CLI::Range(0, 1000));
   bool no_graph = false;
-  app.add_flag("--no-graph", no_graph, "GPU: plain launches, no CUDA graph of k iterations");
+  app.add_flag("--no-graph", no_graph, "GPU: plain launches, no CUDA graph");
+  bool no_device_loop = false;
+  app.add_flag("--no-device-loop", no_device_loop,
+               "GPU: chunks of --check-every iterations read by the host, not one graph that the "
+               "device ends");
   app.add_option("--reps", set.reps, "GPU: timed repetitions of the single SpMV (median)")
       ->check(CLI::Range(1, 10000));
   app.add_flag("--no-compare", no_compare, "GPU: skip the comparison with the host pagerank");
@@ -190,6 +205,7 @@ int main(int argc, char** argv) {
     opt.max_iterations = max_iter;
     set.compare = !no_compare;
     set.use_graph = !no_graph;
+    set.device_loop = !no_device_loop;
     if (!personal.empty()) {
       opt.personalization.assign(static_cast<std::size_t>(g.rows), 0.0);
       for (auto v : personal) {

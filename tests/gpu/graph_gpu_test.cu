@@ -3,8 +3,9 @@
 // BFS levels on R-MAT graphs, paths, stars, disconnected graphs and isolated roots, directed and
 // undirected, every direction mode, several value / index types; the dense cuSPARSE baseline's
 // levels; PageRank with and without personalization, with dangling vertices, float and double,
-// the same ranks and iteration count for every check_every (the device stops the iteration),
-// chunks as a CUDA graph and the fallback for a SpMV that cannot be captured, the iteration cap.
+// the same ranks and iteration count on the device loop (one graph that the device ends, nothing
+// past convergence) and on chunks of every check_every, plain or as a graph, the fallbacks for a
+// SpMV that cannot be captured, the iteration cap on both paths.
 // Exits 77 (skipped) without a GPU.
 #include <gtest/gtest.h>
 
@@ -229,46 +230,41 @@ TEST(GraphGpuBfs, DenseSpmvBaselineLevels) {
   }
 }
 
+// How check_pagerank runs the GPU PageRank.
+struct PageRankCase {
+  int check_every = 0;
+  bool device_loop = true;
+  bool capturable = true;  // false: the SpMV synchronizes its stream, which a capture refuses
+};
+
 // GPU PageRank with an Operator "auto" SpMV against the host pagerank.
 template <class V, class I, class O>
-void check_pagerank(const Csr64& g, const std::vector<double>& personalization, int check_every,
-                    double tol_rank, bool capturable = true) {
+void check_pagerank(const Csr64& g, const std::vector<double>& personalization, double tol_rank,
+                    const PageRankCase& c = {}) {
   const auto m = g.convert<V, I, O>();
   spmspv::PageRankOptions hopt;
   hopt.tolerance = sizeof(V) == 8 ? 1e-10 : 1e-5;
   hopt.max_iterations = 300;
   hopt.personalization = personalization;
   const auto h = spmspv::pagerank(m.view(), hopt);
+  ASSERT_GE(h.iterations, 2);
   gg::PageRankOptions opt;
   opt.tolerance = hopt.tolerance;
   opt.max_iterations = hopt.max_iterations;
   opt.personalization = personalization;
-  opt.check_every = check_every;
+  opt.check_every = c.check_every;
+  opt.device_loop = c.device_loop;
   gg::PageRank<V, I, O> pr;
   pr.setup(m.view(), opt);
   Operator<V, I, O> op;  // kernel auto
   op.setup(pr.matrix(), 0, pr.stream());
   const std::int64_t n = g.rows;
-  int refused = 0;  // synchronizations refused (inside the capture)
+  int refused = 0;  // synchronizations refused (inside a capture)
   const auto r = pr.run([&](const V* x, V* y, void* stream) {
     op.apply(Op::N, V(1), ConstVec<V>{x, n}, V(0), Vec<V>{y, n}, stream);
-    // Not capturable: a synchronization inside the SpMV, which a capture refuses (run() must
-    // then fall back to launches).
-    if (!capturable && cudaStreamSynchronize(static_cast<cudaStream_t>(stream)) != cudaSuccess)
+    if (!c.capturable && cudaStreamSynchronize(static_cast<cudaStream_t>(stream)) != cudaSuccess)
       ++refused;
   });
-  // Iterations per chunk: as asked, or (0) from P's size: 8 for these small graphs.
-  const int k = r.check_every;
-  EXPECT_EQ(k, check_every > 0 ? check_every : 8);
-  // The capture: on the second chunk.
-  const bool capture_chunk_full = r.iterations_run - k >= k;
-  // The capture is tried once (its SpMV calls may stop at the first refusal).
-  if (!capturable && k >= 2 && capture_chunk_full) {
-    EXPECT_GE(refused, 1);
-    EXPECT_LE(refused, k);
-  } else {
-    EXPECT_EQ(refused, 0);
-  }
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   const auto rank = pr.download_rank();
   ASSERT_EQ(rank.size(), h.rank.size());
@@ -279,17 +275,44 @@ void check_pagerank(const Csr64& g, const std::vector<double>& personalization, 
   }
   EXPECT_LT(max_diff, tol_rank);
   EXPECT_NEAR(sum, 1.0, sizeof(V) == 8 ? 1e-9 : 1e-3);
-  // The device stops the iteration: the count is the host's whatever check_every (queued
-  // iterations past it change nothing), and chunks of 2 or more run as a graph when they can.
+  // The device stops the iteration: the count is the host's whatever the path (iterations queued
+  // past it change nothing).
   if (sizeof(V) == 8) EXPECT_NEAR(r.iterations, h.iterations, 1);
   EXPECT_LT(r.iterations, opt.max_iterations);
-  EXPECT_GE(r.iterations_run, r.iterations);
-  EXPECT_LE(r.iterations_run, r.iterations + 2 * k);
   EXPECT_GE(r.change, 0);
   EXPECT_LT(r.change, opt.tolerance);
-  const bool graph_expected = capturable && k >= 2 && capture_chunk_full;
-  EXPECT_EQ(r.used_graph, graph_expected);
   EXPECT_GT(r.ms_per_iteration, 0);
+  if (c.device_loop && c.capturable) {
+    // One graph after the first iteration; the device ends it at convergence, nothing past it.
+    EXPECT_TRUE(r.device_loop);
+    EXPECT_TRUE(r.used_graph);
+    EXPECT_EQ(r.iterations_run, r.iterations);
+    EXPECT_EQ(r.check_every, 0);
+    EXPECT_EQ(refused, 0);
+    return;
+  }
+  EXPECT_FALSE(r.device_loop);
+  // Chunks of k: as asked, or (0) from P's size: 8 for these small graphs.
+  const int k = r.check_every;
+  EXPECT_EQ(k, c.check_every > 0 ? c.check_every : 8);
+  EXPECT_GE(r.iterations_run, r.iterations);
+  EXPECT_LE(r.iterations_run, r.iterations + 2 * k);
+  if (c.device_loop) {
+    // The refused device loop (one SpMV call) leaves chunks of plain launches.
+    EXPECT_EQ(refused, 1);
+    EXPECT_FALSE(r.used_graph);
+    return;
+  }
+  // Chunk graphs: the second chunk is captured when it is full; tried once (its SpMV calls may
+  // stop at the first refusal).
+  const bool capture_chunk_full = r.iterations_run - k >= k;
+  if (!c.capturable && k >= 2 && capture_chunk_full) {
+    EXPECT_GE(refused, 1);
+    EXPECT_LE(refused, k);
+  } else {
+    EXPECT_EQ(refused, 0);
+  }
+  EXPECT_EQ(r.used_graph, c.capturable && k >= 2 && capture_chunk_full);
 }
 
 TEST(GraphGpuPageRank, MatchesHostWithDanglingVertices) {
@@ -298,12 +321,11 @@ TEST(GraphGpuPageRank, MatchesHostWithDanglingVertices) {
   for (std::int64_t r = 0; r < directed.rows; ++r)
     dangling += directed.row_ptr[r + 1] == directed.row_ptr[r];
   ASSERT_GT(dangling, 0);
-  check_pagerank<double, std::int32_t, std::int32_t>(directed, {}, 1, 1e-9);
-  check_pagerank<double, std::int64_t, std::int64_t>(directed, {}, 1, 1e-9);
-  check_pagerank<float, std::int32_t, std::int32_t>(directed, {}, 1, 2e-5);
-  check_pagerank<double, std::int32_t, std::int32_t>(symmetrized(gen::rmat(11, 16, 12)), {}, 1,
-                                                     1e-9);
-  check_pagerank<double, std::int32_t, std::int32_t>(path(500, false), {}, 1, 1e-9);
+  check_pagerank<double, std::int32_t, std::int32_t>(directed, {}, 1e-9);
+  check_pagerank<double, std::int64_t, std::int64_t>(directed, {}, 1e-9);
+  check_pagerank<float, std::int32_t, std::int32_t>(directed, {}, 2e-5);
+  check_pagerank<double, std::int32_t, std::int32_t>(symmetrized(gen::rmat(11, 16, 12)), {}, 1e-9);
+  check_pagerank<double, std::int32_t, std::int32_t>(path(500, false), {}, 1e-9);
 }
 
 TEST(GraphGpuPageRank, Personalization) {
@@ -312,49 +334,60 @@ TEST(GraphGpuPageRank, Personalization) {
   p[0] = 1;
   p[5] = 2;
   p[directed.rows - 1] = 0.5;
-  check_pagerank<double, std::int32_t, std::int32_t>(directed, p, 1, 1e-9);
-  check_pagerank<float, std::int32_t, std::int64_t>(directed, p, 1, 2e-5);
+  check_pagerank<double, std::int32_t, std::int32_t>(directed, p, 1e-9);
+  check_pagerank<float, std::int32_t, std::int64_t>(directed, p, 2e-5);
 }
 
+// Without the device loop: chunks of every k, plain or as a graph, give the same ranks.
 TEST(GraphGpuPageRank, CheckEveryK) {
   const Csr64 g = gen::rmat(11, 8, 14);
   for (int k : {0, 1, 2, 3, 4, 7, 8, 50, 1000})
-    check_pagerank<double, std::int32_t, std::int32_t>(g, {}, k, 1e-9);
-  check_pagerank<float, std::int32_t, std::int32_t>(g, {}, 5, 2e-5);
+    check_pagerank<double, std::int32_t, std::int32_t>(g, {}, 1e-9, {k, false, true});
+  check_pagerank<float, std::int32_t, std::int32_t>(g, {}, 2e-5, {5, false, true});
   // A SpMV that synchronizes cannot be captured: plain launches, the same ranks.
-  check_pagerank<double, std::int32_t, std::int32_t>(g, {}, 4, 1e-9, false);
+  check_pagerank<double, std::int32_t, std::int32_t>(g, {}, 1e-9, {4, false, false});
+}
+
+// The device loop refused (the SpMV synchronizes): chunks of plain launches, the same ranks.
+TEST(GraphGpuPageRank, DeviceLoopFallsBack) {
+  const Csr64 g = gen::rmat(11, 8, 16);
+  check_pagerank<double, std::int32_t, std::int32_t>(g, {}, 1e-9, {0, true, false});
+  check_pagerank<float, std::int64_t, std::int64_t>(g, {}, 2e-5, {3, true, false});
 }
 
 // The iteration cap: not converged (tolerance 0), every iteration applied, none past the cap.
 TEST(GraphGpuPageRank, MaxIterationsCap) {
   const Csr64 g = gen::rmat(10, 8, 15);
-  for (int cap : {0, 1, 5, 16, 17}) {
-    gg::PageRankOptions opt;
-    opt.tolerance = 0;
-    opt.max_iterations = cap;
-    opt.check_every = 4;
-    gg::PageRank<double, std::int32_t, std::int32_t> pr;
-    const auto m = g.convert<double, std::int32_t, std::int32_t>();
-    pr.setup(m.view(), opt);
-    Operator<double, std::int32_t, std::int32_t> op;
-    op.setup(pr.matrix(), 0, pr.stream());
-    const std::int64_t n = g.rows;
-    const auto r = pr.run([&](const double* x, double* y, void* stream) {
-      op.apply(Op::N, 1.0, ConstVec<double>{x, n}, 0.0, Vec<double>{y, n}, stream);
-    });
-    EXPECT_EQ(r.iterations, cap);
-    EXPECT_EQ(r.iterations_run, cap);
-    // The host pagerank with the same cap and tolerance 0 gives the same ranks.
-    spmspv::PageRankOptions hopt;
-    hopt.tolerance = 0;
-    hopt.max_iterations = cap;
-    const auto h = spmspv::pagerank(m.view(), hopt);
-    const auto rank = pr.download_rank();
-    double max_diff = 0;
-    for (std::size_t i = 0; i < rank.size(); ++i)
-      max_diff = std::max(max_diff, std::abs(rank[i] - h.rank[i]));
-    EXPECT_LT(max_diff, 1e-12) << "cap " << cap;
-  }
+  for (const bool device_loop : {true, false})
+    for (int cap : {0, 1, 2, 5, 16, 17}) {
+      gg::PageRankOptions opt;
+      opt.device_loop = device_loop;
+      opt.tolerance = 0;
+      opt.max_iterations = cap;
+      opt.check_every = 4;
+      gg::PageRank<double, std::int32_t, std::int32_t> pr;
+      const auto m = g.convert<double, std::int32_t, std::int32_t>();
+      pr.setup(m.view(), opt);
+      Operator<double, std::int32_t, std::int32_t> op;
+      op.setup(pr.matrix(), 0, pr.stream());
+      const std::int64_t n = g.rows;
+      const auto r = pr.run([&](const double* x, double* y, void* stream) {
+        op.apply(Op::N, 1.0, ConstVec<double>{x, n}, 0.0, Vec<double>{y, n}, stream);
+      });
+      EXPECT_EQ(r.iterations, cap);
+      EXPECT_EQ(r.iterations_run, cap);
+      EXPECT_EQ(r.device_loop, device_loop && cap >= 2);
+      // The host pagerank with the same cap and tolerance 0 gives the same ranks.
+      spmspv::PageRankOptions hopt;
+      hopt.tolerance = 0;
+      hopt.max_iterations = cap;
+      const auto h = spmspv::pagerank(m.view(), hopt);
+      const auto rank = pr.download_rank();
+      double max_diff = 0;
+      for (std::size_t i = 0; i < rank.size(); ++i)
+        max_diff = std::max(max_diff, std::abs(rank[i] - h.rank[i]));
+      EXPECT_LT(max_diff, 1e-12) << "cap " << cap << " device loop " << device_loop;
+    }
 }
 
 TEST(GraphGpuPageRank, BadInput) {

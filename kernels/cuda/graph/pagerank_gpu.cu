@@ -2,11 +2,11 @@
 // update kernel per iteration after the caller's SpMV y = P r. The kernel reads the dangling mass
 // of r, writes r in place, and adds its L1 change and the new dangling mass into a slot of a
 // three-slot device state; it also clears the slot the next iteration adds into. Convergence is
-// decided on the device: an update whose previous iteration changed r by less than the tolerance
-// leaves r alone and records where it stopped, so iterations queued past convergence change
-// nothing and the host reads the state only every check_every iterations, one chunk behind.
-// Chunks of check_every iterations (k >= 2) are captured once per run into a CUDA graph: one
-// launch per chunk instead of 2 k.
+// decided on the device, by the update's last block, in the iteration that converges. By default
+// the iterations after the first run as one CUDA graph whose conditional while node the last
+// block ends: no host round trip and no iteration queued past convergence. Otherwise (the SpMV
+// cannot be captured, or device_loop off) the host queues chunks of check_every iterations, reads
+// the state one chunk behind, and an update after the stop changes nothing.
 #include <cub/block/block_reduce.cuh>
 
 #include <algorithm>
@@ -24,8 +24,8 @@ namespace {
 
 constexpr int kBlock = 256;
 constexpr int kSlots = 3;
-// check_every 0: iterations per chunk from P's nonzeros, kAutoChunkNonzeros / nnz between 1 and
-// kAutoChunkMax. Measured on one H100 (runs T and U of
+// check_every 0 (chunked path): iterations per chunk from P's nonzeros, kAutoChunkNonzeros / nnz
+// between 1 and kAutoChunkMax. Measured on one H100 (runs T and U of
 // bench/results/2026-11-27-h100-pagerank-graph/): chunks of 8 served the launch-bound corpus graphs
 // (10^4-10^6 nonzeros, iterations of 10-30 us) best, 1 to 2 the Kronecker graphs of scale 18 and 20
 // (8·10^6 and 3·10^7 nonzeros); a k chosen from the first iteration's time cost a synchronisation
@@ -38,22 +38,19 @@ constexpr int kAutoChunkMax = 8;
 // change, [1] the dangling mass of the r it wrote.
 struct State {
   double slot[kSlots][2];
-  long long base;        // iterations before the current chunk (an update's index: base + its own)
+  long long applied;     // iterations applied; the next update is iteration `applied`
   long long stopped_at;  // iterations applied when the change fell below the tolerance; -1: not yet
   double stopped_change;  // the L1 change of the last applied iteration
+  unsigned arrived;       // blocks of the running update past their sums (the last one decides)
 };
 
-// Adds the block's sums of a and b into out[0] and out[1] (one atomic each per block).
-__device__ __forceinline__ void block_add2(double a, double b, double* out) {
+// The block's sums of a and b (valid in thread 0).
+__device__ __forceinline__ void block_sum2(double& a, double& b) {
   using Sum = cub::BlockReduce<double, kBlock>;
   __shared__ typename Sum::TempStorage tmp;
-  const double sa = Sum(tmp).Sum(a);
+  a = Sum(tmp).Sum(a);
   __syncthreads();
-  const double sb = Sum(tmp).Sum(b);
-  if (threadIdx.x == 0) {
-    if (sa != 0) atomicAdd(&out[0], sa);
-    if (sb != 0) atomicAdd(&out[1], sb);
-  }
+  b = Sum(tmp).Sum(b);
 }
 
 // r = p; dangling mass of r into slot kSlots - 1 (the slot iteration 0 reads). The state is zero
@@ -62,7 +59,7 @@ template <class V>
 __global__ void __launch_bounds__(kBlock)
     pagerank_start(V* r, const V* p, V uniform, const std::uint8_t* dangling, long long n,
                    State* state) {
-  double mass = 0;
+  double zero = 0, mass = 0;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; j < n;
        j += stride) {
@@ -70,33 +67,28 @@ __global__ void __launch_bounds__(kBlock)
     r[j] = v;
     if (dangling[j]) mass += static_cast<double>(v);
   }
-  block_add2(0.0, mass, state->slot[kSlots - 1]);
+  block_sum2(zero, mass);
+  if (threadIdx.x == 0 && mass != 0) atomicAdd(&state->slot[kSlots - 1][1], mass);
 }
 
-// Iteration it = base + local: r_j <- d (y_j + m p_j) + (1 - d) p_j with m the dangling mass of
+// Iteration it = state->applied: r_j <- d (y_j + m p_j) + (1 - d) p_j with m the dangling mass of
 // the old r (slot it - 1); change and the new dangling mass into slot it; slot it + 1 cleared
 // (its last readers, iteration it - 1 and the host copy of an earlier chunk, are done in stream
-// order). When iteration it - 1 changed r by less than `tolerance` (or an earlier one did), r is
-// final: nothing is written but, once, where it stopped.
+// order). The last block to finish its sums decides: a change below `tolerance` stops the
+// iteration (stopped_at), and inside the device loop (`loop_handle` set) a stop or the iteration
+// cap ends the loop. After a stop an update writes nothing.
 template <class V>
 __global__ void __launch_bounds__(kBlock)
     pagerank_update(V* r, const V* __restrict__ y, const V* __restrict__ p, V uniform,
                     const std::uint8_t* __restrict__ dangling, long long n, double damping,
-                    double tolerance, State* state, int local) {
-  const long long it = state->base + local;
+                    double tolerance, State* state, long long max_iterations, bool in_loop,
+                    cudaGraphConditionalHandle loop_handle) {
+  // Written only by an earlier kernel's last block: every block reads the same.
+  if (state->stopped_at >= 0) return;
+  const long long it = state->applied;
   const int cur = static_cast<int>(it % kSlots),
             prev = static_cast<int>((it + kSlots - 1) % kSlots),
             next = static_cast<int>((it + 1) % kSlots);
-  const double prev_change = state->slot[prev][0];
-  // Every block decides alike: stopped_at is written below only when the test on prev_change
-  // already holds, so a block that reads it old or new stops either way.
-  if (state->stopped_at >= 0 || (it > 0 && prev_change < tolerance)) {
-    if (blockIdx.x == 0 && threadIdx.x == 0 && state->stopped_at < 0) {
-      state->stopped_at = it;
-      state->stopped_change = prev_change;
-    }
-    return;
-  }
   const double mass = state->slot[prev][1];
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     state->slot[next][0] = 0;
@@ -113,11 +105,31 @@ __global__ void __launch_bounds__(kBlock)
     r[j] = stored;
     if (dangling[j]) new_mass += static_cast<double>(stored);
   }
-  block_add2(change, new_mass, state->slot[cur]);
+  block_sum2(change, new_mass);
+  if (threadIdx.x != 0) return;
+  if (change != 0) atomicAdd(&state->slot[cur][0], change);
+  if (new_mass != 0) atomicAdd(&state->slot[cur][1], new_mass);
+  __threadfence();  // the sums above before the ticket below
+  if (atomicAdd(&state->arrived, 1u) != gridDim.x - 1) return;
+  __threadfence();  // every block's sums are in: read them from memory
+  const double total = *static_cast<volatile double*>(&state->slot[cur][0]);
+  state->arrived = 0;
+  state->applied = it + 1;
+  const bool converged = total < tolerance;
+  if (converged) {
+    state->stopped_at = it + 1;
+    state->stopped_change = total;
+  }
+  if (in_loop && (converged || it + 1 >= max_iterations)) cudaGraphSetConditional(loop_handle, 0);
 }
 
-// After a chunk of `count` iterations: the next chunk's updates count from here.
-__global__ void pagerank_advance(State* state, int count) { state->base += count; }
+// Before the device loop: run it only when the iterations launched so far neither converged nor
+// reached the cap.
+__global__ void pagerank_loop_gate(const State* state, long long max_iterations,
+                                   cudaGraphConditionalHandle loop_handle) {
+  cudaGraphSetConditional(loop_handle,
+                          state->stopped_at < 0 && state->applied < max_iterations ? 1u : 0u);
+}
 
 template <class V>
 __global__ void widen_rank(const V* r, long long n, double* out) {
@@ -269,19 +281,48 @@ void* PageRank<V, I, O>::stream() const {
 
 namespace {
 
-// A captured chunk of iterations, destroyed with the run that made it (the caller's SpMV is
-// valid for that run only).
-struct ChunkGraph {
+// A captured graph (the device loop, or a chunk of iterations), destroyed with the run that made
+// it (the caller's SpMV is valid for that run only).
+struct RunGraph {
   cudaGraph_t graph = nullptr;
   cudaGraphExec_t exec = nullptr;
-  ChunkGraph() = default;
-  ChunkGraph(const ChunkGraph&) = delete;
-  ChunkGraph& operator=(const ChunkGraph&) = delete;
-  ~ChunkGraph() {
+  RunGraph() = default;
+  RunGraph(const RunGraph&) = delete;
+  RunGraph& operator=(const RunGraph&) = delete;
+  ~RunGraph() { reset(); }
+  void reset() {
     if (exec) cudaGraphExecDestroy(exec);
     if (graph) cudaGraphDestroy(graph);
+    exec = nullptr;
+    graph = nullptr;
   }
 };
+
+// Captures queue() on `stream` (this thread only) into `body`, a conditional node's body graph,
+// or (body null) into a new graph. Returns the graph, or null when the capture is refused: queue()
+// synchronized, allocated or threw. The refusal's error is cleared; the stream leaves capture.
+template <class Queue>
+cudaGraph_t capture(cudaStream_t stream, cudaGraph_t body, const Queue& queue) {
+  const cudaError_t began = body ? cudaStreamBeginCaptureToGraph(stream, body, nullptr, nullptr, 0,
+                                                                 cudaStreamCaptureModeThreadLocal)
+                                 : cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
+  if (began != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  bool queued = true;
+  try {
+    queue();
+  } catch (...) {
+    queued = false;
+  }
+  cudaGraph_t captured = nullptr;
+  const bool ended = cudaStreamEndCapture(stream, &captured) == cudaSuccess;
+  cudaGetLastError();
+  if (ended && queued && captured) return captured;
+  if (captured && !body) cudaGraphDestroy(captured);
+  return nullptr;
+}
 
 }  // namespace
 
@@ -297,69 +338,98 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
   V* r = m.r.template as<V>();
   V* y = m.y.template as<V>();
   const auto* dangling = m.dangling.template as<std::uint8_t>();
+  const long long max_it = m.options.max_iterations;
   const auto t0 = std::chrono::steady_clock::now();
   HOLA_CUDA_CHECK(cudaMemsetAsync(state, 0, sizeof(State), m.stream));
   HOLA_CUDA_CHECK(cudaMemsetAsync(reinterpret_cast<char*>(state) + offsetof(State, stopped_at),
                                   0xff, sizeof(long long), m.stream));  // -1
   pagerank_start<V><<<m.grid(), kBlock, 0, m.stream>>>(r, p, uniform, dangling, m.n, state);
   HOLA_CUDA_CHECK_LAUNCH("pagerank_start");
-  const auto queue_chunk = [&](int count) {
-    for (int local = 0; local < count; ++local) {
-      spmv(r, y, m.stream);
-      pagerank_update<V><<<m.grid(), kBlock, 0, m.stream>>>(
-          r, y, p, uniform, dangling, m.n, m.options.damping, m.options.tolerance, state, local);
-    }
-    pagerank_advance<<<1, 1, 0, m.stream>>>(state, count);
+  const auto queue_iteration = [&](bool in_loop, cudaGraphConditionalHandle loop_handle) {
+    spmv(r, y, m.stream);
+    pagerank_update<V><<<m.grid(), kBlock, 0, m.stream>>>(r, y, p, uniform, dangling, m.n,
+                                                          m.options.damping, m.options.tolerance,
+                                                          state, max_it, in_loop, loop_handle);
+    HOLA_CUDA_CHECK_LAUNCH("pagerank_update");
   };
-  // Iterations per chunk; 0: from P's size (a large graph's iteration outweighs the host's
-  // turnaround: one per chunk, at most two past convergence; a small one's is mostly launch
-  // overhead: several per chunk, as one graph).
-  int k = m.options.check_every;
-  if (k == 0)
-    k = static_cast<int>(std::clamp(
-        std::floor(kAutoChunkNonzeros / static_cast<double>(std::max<std::int64_t>(m.P.nnz, 1))),
-        1.0, static_cast<double>(kAutoChunkMax)));
-  const int max_it = m.options.max_iterations;
-  ChunkGraph g;
-  bool try_graph = m.options.use_graph && k >= 2;
-  int queued = 0, chunk = 0;
-  bool stopped = false;
+  const auto queue_chunk = [&](int count) {
+    for (int i = 0; i < count; ++i) queue_iteration(false, 0);
+  };
   const auto read_back = [&](int c) {  // the state after chunk c, into host copy c % 2
     HOLA_CUDA_CHECK(cudaMemcpyAsync(&m.host_state[c % 2], state, sizeof(State),
                                     cudaMemcpyDeviceToHost, m.stream));
     HOLA_CUDA_CHECK(cudaEventRecord(m.copied[c % 2], m.stream));
   };
+  RunGraph g;
+  int queued = 0, chunk = 0;
+  bool loop_ran = false, chunk_graphs = m.options.use_graph;
+  // The device loop: the first iteration as launched (the caller's SpMV may finish its own setup
+  // there), then one graph: a gate kernel and a conditional while node whose body is one
+  // iteration; the update's last block ends it.
+  if (m.options.use_graph && m.options.device_loop && max_it >= 2) {
+    queue_iteration(false, 0);
+    queued = 1;
+    cudaGraphConditionalHandle loop_handle = 0;
+    cudaGraphNode_t gate = nullptr, loop = nullptr;
+    cudaGraphNodeParams loop_params{};
+    bool built = cudaGraphCreate(&g.graph, 0) == cudaSuccess &&
+                 cudaGraphConditionalHandleCreate(&loop_handle, g.graph, 0, 0) == cudaSuccess;
+    if (built) {
+      long long cap = max_it;
+      void* gate_args[] = {&state, &cap, &loop_handle};
+      cudaKernelNodeParams gate_params{};
+      gate_params.func = reinterpret_cast<void*>(&pagerank_loop_gate);
+      gate_params.gridDim = dim3(1);
+      gate_params.blockDim = dim3(1);
+      gate_params.kernelParams = gate_args;
+      loop_params.type = cudaGraphNodeTypeConditional;
+      loop_params.conditional.handle = loop_handle;
+      loop_params.conditional.type = cudaGraphCondTypeWhile;
+      loop_params.conditional.size = 1;
+      built = cudaGraphAddKernelNode(&gate, g.graph, nullptr, 0, &gate_params) == cudaSuccess &&
+              cudaGraphAddNode(&loop, g.graph, &gate, nullptr, 1, &loop_params) == cudaSuccess;
+    }
+    built = built &&
+            capture(m.stream, loop_params.conditional.phGraph_out[0],
+                    [&] { queue_iteration(true, loop_handle); }) != nullptr &&
+            cudaGraphInstantiate(&g.exec, g.graph, 0) == cudaSuccess;
+    if (built) {
+      HOLA_CUDA_CHECK(cudaGraphLaunch(g.exec, m.stream));
+      loop_ran = true;
+      read_back(chunk++);
+    } else {
+      // Not capturable here: plain launches (a chunk would be refused alike).
+      cudaGetLastError();
+      g.reset();
+      chunk_graphs = false;
+    }
+  }
+  // Chunks of k iterations, the host reading the state one chunk behind.
+  int k = m.options.check_every;
+  if (k == 0)
+    k = static_cast<int>(std::clamp(
+        std::floor(kAutoChunkNonzeros / static_cast<double>(std::max<std::int64_t>(m.P.nnz, 1))),
+        1.0, static_cast<double>(kAutoChunkMax)));
+  bool try_chunk_graph = chunk_graphs && k >= 2;
+  bool stopped = loop_ran;
   while (queued < max_it && !stopped) {
-    const int count = std::min(k, max_it - queued);
-    // The first chunk runs as launched (the caller's SpMV may finish its own setup there); a
-    // later full chunk is captured once and replayed. A SpMV that cannot be captured (it
-    // synchronizes, allocates, or throws) leaves the run on plain launches.
+    const int count = static_cast<int>(std::min<long long>(k, max_it - queued));
+    // The first chunk runs as launched; a later full chunk is captured once and replayed.
     if (g.exec && count == k) {
       HOLA_CUDA_CHECK(cudaGraphLaunch(g.exec, m.stream));
-    } else if (try_graph && chunk > 0 && count == k) {
-      try_graph = false;
-      bool captured = false;
-      if (cudaStreamBeginCapture(m.stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess) {
-        try {
-          queue_chunk(count);
-        } catch (...) {
-        }
-        captured = cudaStreamEndCapture(m.stream, &g.graph) == cudaSuccess && g.graph &&
-                   cudaGraphInstantiate(&g.exec, g.graph, 0) == cudaSuccess;
-      }
-      if (!captured) {
-        cudaGetLastError();  // the failed capture's error: not sticky
-        if (g.graph) cudaGraphDestroy(g.graph);
-        g.graph = nullptr;
-        g.exec = nullptr;
-        queue_chunk(count);
-      } else {
+    } else if (try_chunk_graph && chunk > 0 && count == k) {
+      try_chunk_graph = false;
+      g.graph = capture(m.stream, nullptr, [&] { queue_chunk(count); });
+      if (g.graph && cudaGraphInstantiate(&g.exec, g.graph, 0) == cudaSuccess) {
         HOLA_CUDA_CHECK(cudaGraphLaunch(g.exec, m.stream));
+      } else {
+        cudaGetLastError();
+        g.reset();
+        queue_chunk(count);  // a SpMV that cannot be captured: plain launches
       }
     } else {
       queue_chunk(count);
     }
-    HOLA_CUDA_CHECK_LAUNCH("pagerank chunk");
     queued += count;
     read_back(chunk);
     // The previous chunk's state (this one is still queued behind it): stopped already?
@@ -371,21 +441,16 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
   }
   HOLA_CUDA_CHECK(cudaStreamSynchronize(m.stream));
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (queued == 0) return result;  // max_iterations 0: r = p
-  // Where it stopped: the last state read (the stream is idle now, and no update changes it past
-  // the stop). Not stopped: every iteration applied, the last one's change.
-  const State& last = m.host_state[(chunk - 1) % 2];
-  result.iterations_run = queued;
-  if (last.stopped_at >= 0) {
-    result.iterations = static_cast<int>(last.stopped_at);
-    result.change = last.stopped_change;
-  } else {
-    result.iterations = queued;
-    result.change = last.slot[(queued - 1) % kSlots][0];
-  }
+  if (queued == 0) return result;                     // max_iterations 0: r = p
+  const State& last = m.host_state[(chunk - 1) % 2];  // the stream is idle: the final state
+  result.iterations = static_cast<int>(last.applied);
+  result.iterations_run = loop_ran ? static_cast<int>(last.applied) : queued;
+  result.change = last.stopped_at >= 0 ? last.stopped_change
+                                       : last.slot[(last.applied + kSlots - 1) % kSlots][0];
   result.used_graph = g.exec != nullptr;
-  result.check_every = k;
-  result.ms_per_iteration = queued ? result.seconds * 1e3 / queued : 0;
+  result.device_loop = loop_ran;
+  result.check_every = loop_ran ? 0 : k;
+  result.ms_per_iteration = result.seconds * 1e3 / result.iterations_run;
   return result;
 }
 

@@ -844,7 +844,7 @@ void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
     HOLA_CUDA_CHECK(cudaMemsetAsync(counters + 1, 0, sizeof(unsigned long long), stream));
   }
   const bool want_bits = matrix_kernel || validate || (densify && !dense_y && !push_presence);
-  if (!bitmap && (want_bits || matrix_kernel || densify)) {
+  if (!bitmap && (want_bits || densify)) {
     if (want_bits)
       HOLA_CUDA_CHECK(
           cudaMemsetAsync(xbits, 0, static_cast<std::size_t>((n_in + 31) / 32) * 4, stream));

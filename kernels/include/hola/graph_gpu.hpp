@@ -108,14 +108,18 @@ struct PageRankOptions {
   double damping = 0.85;
   double tolerance = 1e-9;  // stop when the L1 change of one iteration is below this
   int max_iterations = 200;
-  // The host reads the device's iteration state every k iterations, one chunk of k behind the
-  // queue, and chunks of k >= 2 run as one CUDA graph. The result does not depend on k: an
-  // iteration after convergence leaves the rank as it is (the device decides), so a larger k
-  // only queues up to 2 k iterations that change nothing. 0 (the default): k = 1.6e7 / nnz(P),
-  // between 1 and 8: 8 for graphs up to 2·10^6 nonzeros (launch-bound iterations), 1 from
-  // 1.6·10^7 (an iteration of 0.1 ms or more on an H100); PageRankRun::check_every tells.
+  // Iterations after the first run as one CUDA graph with a conditional while loop that the
+  // device ends when an iteration converges or reaches max_iterations: no host round trip per
+  // iteration and none queued past convergence. Needs use_graph and a SpMV that can be captured
+  // (no synchronization or allocation); otherwise run() uses the chunks below.
+  bool device_loop = true;
+  // Without the device loop, the host queues chunks of k iterations and reads the device's
+  // iteration state one chunk behind. The result does not depend on k: an update after
+  // convergence leaves the rank as it is, so a larger k only queues up to 2 k iterations that
+  // change nothing. 0 (the default): k = 1.6e7 / nnz(P), between 1 and 8: 8 for graphs up to
+  // 2·10^6 nonzeros (launch-bound iterations), 1 from 1.6·10^7; PageRankRun::check_every tells.
   int check_every = 0;
-  bool use_graph = true;  // capture a chunk of check_every (>= 2) iterations once per run
+  bool use_graph = true;  // CUDA graphs: the device loop, or chunks of k >= 2 after the first
   std::vector<double> personalization;  // length n, >= 0, normalized here; empty: uniform
 };
 
@@ -125,19 +129,20 @@ struct PageRankRun {
   double change = 0;       // L1 change of the last applied iteration
   double seconds = 0;      // the whole run: start, iterations, the reads (host clock, synchronized)
   double ms_per_iteration = 0;  // seconds / iterations_run
-  bool used_graph = false;      // the chunks after the first ran as a captured CUDA graph
-  int check_every = 0;          // iterations per chunk (check_every 0: the one chosen)
+  bool used_graph = false;      // a CUDA graph ran: the device loop or chunks after the first
+  bool device_loop = false;     // the iterations after the first ran as the device loop
+  int check_every = 0;          // iterations per chunk (0 when the device loop ran)
 };
 
 // The device side of PageRank with the host pagerank's math (hola/spmspv_graph.hpp): r <- d (P r
 // + (dangling mass) p) + (1 - d) p with P = (D^-1 A)^T built once at setup (so the SpMV reads r
 // directly). Per iteration: the caller's SpMV y = P r, then one fused kernel writing r in place,
 // accumulating the L1 change and the next dangling mass (block reduction + atomics into a small
-// device struct that the kernel of the previous iteration cleared: no memset). The kernel also
-// stops the iteration on the device (r is left as it is once an iteration changed it by less than
-// the tolerance), so the host queues chunks of check_every iterations without waiting for each,
-// and replays chunks after the first as a CUDA graph (PageRankOptions::use_graph): the SpMV must
-// then be capturable (no synchronization or allocation; otherwise run() keeps plain launches).
+// device struct that the kernel of the previous iteration cleared: no memset). The update's last
+// block decides convergence on the device. By default the iterations after the first run as one
+// CUDA graph whose conditional while loop the device ends (PageRankOptions::device_loop; the SpMV
+// must then be capturable: no synchronization or allocation); otherwise the host queues chunks of
+// check_every iterations without waiting for each, an update after the stop changing nothing.
 template <class V, class I, class O>
 class PageRank {
  public:
