@@ -56,7 +56,9 @@ std::pair<double, double> rank_difference(const std::vector<double>& a,
 #if defined(HOLA_ENABLE_CUDA)
 // How the iterations ran, in words.
 std::string run_path(const hola::graph::gpu::PageRankRun& r) {
-  if (r.device_loop) return "device loop: one CUDA graph ended by the device";
+  if (r.device_loop)
+    return "device loop over chunks of " + std::to_string(r.check_every) +
+           ": one CUDA graph that the device ends";
   return "chunks of " + std::to_string(r.check_every) +
          (r.used_graph ? ", as a CUDA graph after the first" : ", plain launches");
 }

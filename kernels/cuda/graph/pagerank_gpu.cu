@@ -3,10 +3,10 @@
 // of r, writes r in place, and adds its L1 change and the new dangling mass into a slot of a
 // three-slot device state; it also clears the slot the next iteration adds into. Convergence is
 // decided on the device, by the update's last block, in the iteration that converges. By default
-// the iterations after the first run as one CUDA graph whose conditional while node the last
-// block ends: no host round trip and no iteration queued past convergence. Otherwise (the SpMV
-// cannot be captured, or device_loop off) the host queues chunks of check_every iterations, reads
-// the state one chunk behind, and an update after the stop changes nothing.
+// the iterations after the first run as one CUDA graph: a conditional while node whose body is k
+// iterations and which the last block ends. No host round trip; at most k - 1 updates queued past
+// convergence, and they change nothing. Otherwise (the SpMV cannot be captured, or device_loop
+// off) the host queues chunks of k iterations and reads the state one chunk behind.
 #include <cub/block/block_reduce.cuh>
 
 #include <algorithm>
@@ -24,8 +24,8 @@ namespace {
 
 constexpr int kBlock = 256;
 constexpr int kSlots = 3;
-// check_every 0 (chunked path): iterations per chunk from P's nonzeros, kAutoChunkNonzeros / nnz
-// between 1 and kAutoChunkMax. Measured on one H100 (runs T and U of
+// check_every 0: iterations per chunk (loop body or host chunk) from P's nonzeros,
+// kAutoChunkNonzeros / nnz between 1 and kAutoChunkMax. Measured on one H100 (runs T and U of
 // bench/results/2026-11-27-h100-pagerank-graph/): chunks of 8 served the launch-bound corpus graphs
 // (10^4-10^6 nonzeros, iterations of 10-30 us) best, 1 to 2 the Kronecker graphs of scale 18 and 20
 // (8·10^6 and 3·10^7 nonzeros); a k chosen from the first iteration's time cost a synchronisation
@@ -41,6 +41,7 @@ struct State {
   long long applied;     // iterations applied; the next update is iteration `applied`
   long long stopped_at;  // iterations applied when the change fell below the tolerance; -1: not yet
   double stopped_change;  // the L1 change of the last applied iteration
+  long long queued;       // update launches, those past the stop or the cap included
   unsigned arrived;       // blocks of the running update past their sums (the last one decides)
 };
 
@@ -75,16 +76,17 @@ __global__ void __launch_bounds__(kBlock)
 // the old r (slot it - 1); change and the new dangling mass into slot it; slot it + 1 cleared
 // (its last readers, iteration it - 1 and the host copy of an earlier chunk, are done in stream
 // order). The last block to finish its sums decides: a change below `tolerance` stops the
-// iteration (stopped_at), and inside the device loop (`loop_handle` set) a stop or the iteration
-// cap ends the loop. After a stop an update writes nothing.
+// iteration (stopped_at), and inside the device loop (`in_loop`) a stop or the iteration cap ends
+// the loop. After a stop or at the cap an update writes nothing (but the launch count).
 template <class V>
 __global__ void __launch_bounds__(kBlock)
     pagerank_update(V* r, const V* __restrict__ y, const V* __restrict__ p, V uniform,
                     const std::uint8_t* __restrict__ dangling, long long n, double damping,
                     double tolerance, State* state, long long max_iterations, bool in_loop,
                     cudaGraphConditionalHandle loop_handle) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) ++state->queued;  // read by the host after the run
   // Written only by an earlier kernel's last block: every block reads the same.
-  if (state->stopped_at >= 0) return;
+  if (state->stopped_at >= 0 || state->applied >= max_iterations) return;
   const long long it = state->applied;
   const int cur = static_cast<int>(it % kSlots),
             prev = static_cast<int>((it + kSlots - 1) % kSlots),
@@ -302,7 +304,7 @@ struct RunGraph {
 // or (body null) into a new graph. Returns the graph, or null when the capture is refused: queue()
 // synchronized, allocated or threw. The refusal's error is cleared; the stream leaves capture.
 template <class Queue>
-cudaGraph_t capture(cudaStream_t stream, cudaGraph_t body, const Queue& queue) {
+cudaGraph_t capture(cudaStream_t stream, const Queue& queue, cudaGraph_t body = nullptr) {
   const cudaError_t began = body ? cudaStreamBeginCaptureToGraph(stream, body, nullptr, nullptr, 0,
                                                                  cudaStreamCaptureModeThreadLocal)
                                  : cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
@@ -360,20 +362,35 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
                                     cudaMemcpyDeviceToHost, m.stream));
     HOLA_CUDA_CHECK(cudaEventRecord(m.copied[c % 2], m.stream));
   };
+  // Iterations per chunk (per body of the device loop, or per host read); 0: from P's size (a large
+  // graph's iteration outweighs the turnaround: one per chunk; a small one's is mostly launch
+  // overhead: several per chunk, as one graph).
+  int k = m.options.check_every;
+  if (k == 0)
+    k = static_cast<int>(std::clamp(
+        std::floor(kAutoChunkNonzeros / static_cast<double>(std::max<std::int64_t>(m.P.nnz, 1))),
+        1.0, static_cast<double>(kAutoChunkMax)));
   RunGraph g;
   int queued = 0, chunk = 0;
   bool loop_ran = false, chunk_graphs = m.options.use_graph;
   // The device loop: the first iteration as launched (the caller's SpMV may finish its own setup
-  // there), then one graph: a gate kernel and a conditional while node whose body is one
-  // iteration; the update's last block ends it.
+  // there), then one graph: a gate kernel and a conditional while node whose body is k iterations;
+  // the update's last block ends the loop. k > 1 amortizes the loop's own cost per pass (measured
+  // at a few microseconds, run W); updates past the stop in the last pass change nothing.
   if (m.options.use_graph && m.options.device_loop && max_it >= 2) {
     queue_iteration(false, 0);
     queued = 1;
+    // Probe that the SpMV can be captured, into a graph of its own: a refused capture never
+    // leaves a half-filled loop body behind.
+    RunGraph probe;
+    probe.graph = capture(m.stream, [&] { queue_iteration(false, 0); });
+    bool built = probe.graph != nullptr;
+    probe.reset();
     cudaGraphConditionalHandle loop_handle = 0;
     cudaGraphNode_t gate = nullptr, loop = nullptr;
     cudaGraphNodeParams loop_params{};
-    bool built = cudaGraphCreate(&g.graph, 0) == cudaSuccess &&
-                 cudaGraphConditionalHandleCreate(&loop_handle, g.graph, 0, 0) == cudaSuccess;
+    built = built && cudaGraphCreate(&g.graph, 0) == cudaSuccess &&
+            cudaGraphConditionalHandleCreate(&loop_handle, g.graph, 0, 0) == cudaSuccess;
     if (built) {
       long long cap = max_it;
       void* gate_args[] = {&state, &cap, &loop_handle};
@@ -390,8 +407,12 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
               cudaGraphAddNode(&loop, g.graph, &gate, nullptr, 1, &loop_params) == cudaSuccess;
     }
     built = built &&
-            capture(m.stream, loop_params.conditional.phGraph_out[0],
-                    [&] { queue_iteration(true, loop_handle); }) != nullptr &&
+            capture(
+                m.stream,
+                [&] {
+                  for (int i = 0; i < k; ++i) queue_iteration(true, loop_handle);
+                },
+                loop_params.conditional.phGraph_out[0]) != nullptr &&
             cudaGraphInstantiate(&g.exec, g.graph, 0) == cudaSuccess;
     if (built) {
       HOLA_CUDA_CHECK(cudaGraphLaunch(g.exec, m.stream));
@@ -404,12 +425,7 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
       chunk_graphs = false;
     }
   }
-  // Chunks of k iterations, the host reading the state one chunk behind.
-  int k = m.options.check_every;
-  if (k == 0)
-    k = static_cast<int>(std::clamp(
-        std::floor(kAutoChunkNonzeros / static_cast<double>(std::max<std::int64_t>(m.P.nnz, 1))),
-        1.0, static_cast<double>(kAutoChunkMax)));
+  // Otherwise chunks of k iterations, the host reading the state one chunk behind.
   bool try_chunk_graph = chunk_graphs && k >= 2;
   bool stopped = loop_ran;
   while (queued < max_it && !stopped) {
@@ -419,7 +435,7 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
       HOLA_CUDA_CHECK(cudaGraphLaunch(g.exec, m.stream));
     } else if (try_chunk_graph && chunk > 0 && count == k) {
       try_chunk_graph = false;
-      g.graph = capture(m.stream, nullptr, [&] { queue_chunk(count); });
+      g.graph = capture(m.stream, [&] { queue_chunk(count); });
       if (g.graph && cudaGraphInstantiate(&g.exec, g.graph, 0) == cudaSuccess) {
         HOLA_CUDA_CHECK(cudaGraphLaunch(g.exec, m.stream));
       } else {
@@ -444,12 +460,12 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
   if (queued == 0) return result;                     // max_iterations 0: r = p
   const State& last = m.host_state[(chunk - 1) % 2];  // the stream is idle: the final state
   result.iterations = static_cast<int>(last.applied);
-  result.iterations_run = loop_ran ? static_cast<int>(last.applied) : queued;
+  result.iterations_run = static_cast<int>(last.queued);
   result.change = last.stopped_at >= 0 ? last.stopped_change
                                        : last.slot[(last.applied + kSlots - 1) % kSlots][0];
   result.used_graph = g.exec != nullptr;
   result.device_loop = loop_ran;
-  result.check_every = loop_ran ? 0 : k;
+  result.check_every = k;
   result.ms_per_iteration = result.seconds * 1e3 / result.iterations_run;
   return result;
 }

@@ -108,16 +108,16 @@ struct PageRankOptions {
   double damping = 0.85;
   double tolerance = 1e-9;  // stop when the L1 change of one iteration is below this
   int max_iterations = 200;
-  // Iterations after the first run as one CUDA graph with a conditional while loop that the
-  // device ends when an iteration converges or reaches max_iterations: no host round trip per
-  // iteration and none queued past convergence. Needs use_graph and a SpMV that can be captured
-  // (no synchronization or allocation); otherwise run() uses the chunks below.
+  // Iterations after the first run as one CUDA graph with a conditional while loop over chunks of
+  // k iterations (below) that the device ends when an iteration converges or reaches
+  // max_iterations: no host round trip, and at most k - 1 updates queued past convergence (they
+  // change nothing). Needs use_graph and a SpMV that can be captured (no synchronization or
+  // allocation); otherwise run() queues chunks from the host.
   bool device_loop = true;
-  // Without the device loop, the host queues chunks of k iterations and reads the device's
-  // iteration state one chunk behind. The result does not depend on k: an update after
-  // convergence leaves the rank as it is, so a larger k only queues up to 2 k iterations that
-  // change nothing. 0 (the default): k = 1.6e7 / nnz(P), between 1 and 8: 8 for graphs up to
-  // 2·10^6 nonzeros (launch-bound iterations), 1 from 1.6·10^7; PageRankRun::check_every tells.
+  // k, iterations per chunk. Without the device loop the host queues chunks of k and reads the
+  // device's iteration state one chunk behind (up to 2 k updates past convergence). The result
+  // does not depend on k. 0 (the default): k = 1.6e7 / nnz(P), between 1 and 8: 8 for graphs up
+  // to 2·10^6 nonzeros (launch-bound iterations), 1 from 1.6·10^7; PageRankRun::check_every tells.
   int check_every = 0;
   bool use_graph = true;  // CUDA graphs: the device loop, or chunks of k >= 2 after the first
   std::vector<double> personalization;  // length n, >= 0, normalized here; empty: uniform
@@ -131,7 +131,7 @@ struct PageRankRun {
   double ms_per_iteration = 0;  // seconds / iterations_run
   bool used_graph = false;      // a CUDA graph ran: the device loop or chunks after the first
   bool device_loop = false;     // the iterations after the first ran as the device loop
-  int check_every = 0;          // iterations per chunk (0 when the device loop ran)
+  int check_every = 0;          // k, iterations per chunk (check_every 0: the one chosen)
 };
 
 // The device side of PageRank with the host pagerank's math (hola/spmspv_graph.hpp): r <- d (P r
