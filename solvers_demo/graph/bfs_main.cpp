@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   std::string direction = "auto", backend = "cpu", baseline = "none", output;
   int roots = 16;
   std::uint64_t seed = 1;
-  bool directed = false, no_validate = false, use_graphblas = false;
+  bool directed = false, no_validate = false, use_graphblas = false, no_device_loop = false;
   int graphblas_threads = 0;
   double alpha = 15.0, beta = 18.0;
   hola::demo::add_graph_options(app, input);
@@ -67,6 +67,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cpu", "gpu"}));
   app.add_option("--baseline", baseline, "GPU baseline in the same run: none or cusparse")
       ->check(CLI::IsMember({"none", "cusparse"}));
+  app.add_flag("--no-device-loop", no_device_loop,
+               "GPU: the host reads each level's counts and launches the next level (default: the "
+               "whole search as one CUDA graph that the device drives)");
   app.add_option("--alpha", alpha,
                  "GPU: push -> pull when frontier edges > unvisited edges / alpha")
       ->check(CLI::PositiveNumber);
@@ -134,6 +137,7 @@ int main(int argc, char** argv) {
       gopt.symmetric = !directed;
       gopt.alpha = alpha;
       gopt.beta = beta;
+      gopt.device_loop = !no_device_loop;
       gpu_bfs.emplace();
       gpu_bfs->setup(A, gopt);
       if (!root_list.empty()) gpu_bfs->search(root_list[0]);  // warm-up (module load, caches)
@@ -196,6 +200,7 @@ int main(int argc, char** argv) {
         edges = s.edges;
         depth = s.depth;
         steps = s.directions;
+        run["device_loop"] = s.device_loop;
         gpu_bfs->download(&parent, &level);  // outside the timed search
       }
 #endif

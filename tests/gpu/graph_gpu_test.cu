@@ -116,29 +116,42 @@ void check_bfs_all(const NamedGraph& ng, bool force_general) {
   const auto A = m.view();
   for (const gg::Direction dir :
        {gg::Direction::automatic, gg::Direction::push, gg::Direction::pull}) {
+    // The device loop and the host-driven levels: each checked, and the same levels taken.
+    gg::Bfs on_device, on_host;
     gg::BfsOptions opt;
     opt.direction = dir;
     opt.symmetric = ng.symmetric && !force_general;
-    gg::Bfs bfs;
-    bfs.setup(A, opt);
-    EXPECT_TRUE(bfs.index32());
+    on_device.setup(A, opt);
+    opt.device_loop = false;
+    on_host.setup(A, opt);
+    EXPECT_TRUE(on_device.index32());
     for (const std::int64_t root : roots_of(ng.g)) {
       SCOPED_TRACE(ng.name + " root " + std::to_string(root) + " direction " +
                    gg::direction_name(dir) + (opt.symmetric ? " symmetric" : " general"));
-      const auto s = bfs.search(root);
-      std::vector<std::int64_t> parent, level;
-      bfs.download(&parent, &level);
-      EXPECT_EQ(spmspv::check_bfs_parents(A, root, parent), "");
       spmspv::BfsOptions hopt;
       hopt.direction = spmspv::BfsDirection::push;
       const auto h = spmspv::bfs(A, root, hopt);
-      EXPECT_EQ(level, h.level);
-      EXPECT_EQ(s.reached, h.reached);
-      EXPECT_EQ(s.edges, h.edges);
-      EXPECT_EQ(s.depth, h.depth);
-      EXPECT_EQ(s.push_levels + s.pull_levels, static_cast<int>(s.directions.size()));
-      if (dir == gg::Direction::push) EXPECT_EQ(s.pull_levels, 0);
-      if (dir == gg::Direction::pull) EXPECT_EQ(s.push_levels, 0);
+      std::string directions[2];
+      for (const bool device_loop : {true, false}) {
+        SCOPED_TRACE(device_loop ? "device loop" : "host-driven levels");
+        gg::Bfs& bfs = device_loop ? on_device : on_host;
+        const auto s = bfs.search(root);
+        EXPECT_EQ(s.device_loop, device_loop);
+        std::vector<std::int64_t> parent, level;
+        bfs.download(&parent, &level);
+        EXPECT_EQ(spmspv::check_bfs_parents(A, root, parent), "");
+        EXPECT_EQ(level, h.level);
+        EXPECT_EQ(s.reached, h.reached);
+        EXPECT_EQ(s.edges, h.edges);
+        EXPECT_EQ(s.depth, h.depth);
+        EXPECT_EQ(s.push_levels + s.pull_levels, static_cast<int>(s.directions.size()));
+        // One letter per level, the last one finding nothing.
+        EXPECT_EQ(static_cast<int>(s.directions.size()), s.depth + 1);
+        if (dir == gg::Direction::push) EXPECT_EQ(s.pull_levels, 0);
+        if (dir == gg::Direction::pull) EXPECT_EQ(s.push_levels, 0);
+        directions[device_loop ? 0 : 1] = s.directions;
+      }
+      EXPECT_EQ(directions[0], directions[1]);
     }
   }
 }

@@ -5,6 +5,7 @@
 // word, stopping at the first in-neighbour found in the frontier bitmap), switched by Beamer's
 // rule. The frontier changes representation (queue <-> bitmaps) only when the direction does.
 #include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
@@ -117,11 +118,10 @@ __global__ void __launch_bounds__(kBlock)
 // Pull: warp per bitmap word, lane per vertex; an unvisited vertex scans its in-edges and stops
 // at the first frontier vertex. The warp owns its words of next_frontier and visited: no atomics.
 template <class I, class O>
-__global__ void __launch_bounds__(kBlock)
-    pull_level(const O* __restrict__ in_ptr, const I* __restrict__ in_idx,
-               const O* __restrict__ out_ptr, long long n, const unsigned* __restrict__ frontier,
-               unsigned* __restrict__ next_frontier, unsigned* __restrict__ visited, I* parent,
-               int* level, int depth, Counters* c) {
+__device__ __forceinline__ void pull_body(
+    const O* __restrict__ in_ptr, const I* __restrict__ in_idx, const O* __restrict__ out_ptr,
+    long long n, const unsigned* __restrict__ frontier, unsigned* __restrict__ next_frontier,
+    unsigned* __restrict__ visited, I* parent, int* level, int depth, Counters* c) {
   const int lane = threadIdx.x & 31;
   const long long words = (n + 31) / 32;
   const long long warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
@@ -166,9 +166,18 @@ __global__ void __launch_bounds__(kBlock)
   add_block_totals(count, edges, c);
 }
 
+template <class I, class O>
+__global__ void __launch_bounds__(kBlock)
+    pull_level(const O* __restrict__ in_ptr, const I* __restrict__ in_idx,
+               const O* __restrict__ out_ptr, long long n, const unsigned* __restrict__ frontier,
+               unsigned* __restrict__ next_frontier, unsigned* __restrict__ visited, I* parent,
+               int* level, int depth, Counters* c) {
+  pull_body(in_ptr, in_idx, out_ptr, n, frontier, next_frontier, visited, parent, level, depth, c);
+}
+
 // Queue -> bitmaps (push -> pull): visited from parent, warp per word.
 template <class I>
-__global__ void visited_from_parent(const I* parent, long long n, unsigned* visited) {
+__device__ __forceinline__ void visited_body(const I* parent, long long n, unsigned* visited) {
   const int lane = threadIdx.x & 31;
   const long long words = (n + 31) / 32;
   const long long warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
@@ -180,9 +189,14 @@ __global__ void visited_from_parent(const I* parent, long long n, unsigned* visi
   }
 }
 
+template <class I>
+__global__ void visited_from_parent(const I* parent, long long n, unsigned* visited) {
+  visited_body(parent, n, visited);
+}
+
 // Queue -> frontier bitmap (the bitmap was cleared first).
 template <class I>
-__global__ void bitmap_from_queue(const I* queue, long long frontier, unsigned* bitmap) {
+__device__ __forceinline__ void bitmap_body(const I* queue, long long frontier, unsigned* bitmap) {
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < frontier;
        i += stride) {
@@ -191,10 +205,15 @@ __global__ void bitmap_from_queue(const I* queue, long long frontier, unsigned* 
   }
 }
 
+template <class I>
+__global__ void bitmap_from_queue(const I* queue, long long frontier, unsigned* bitmap) {
+  bitmap_body(queue, frontier, bitmap);
+}
+
 // Bitmap -> queue with degrees (pull -> push), warp per word.
 template <class I, class O>
-__global__ void queue_from_bitmap(const unsigned* bitmap, long long n, const O* out_ptr, I* queue,
-                                  O* degrees, Counters* c) {
+__device__ __forceinline__ void queue_body(const unsigned* bitmap, long long n, const O* out_ptr,
+                                           I* queue, O* degrees, Counters* c) {
   const int lane = threadIdx.x & 31;
   const long long words = (n + 31) / 32;
   const long long warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
@@ -207,6 +226,209 @@ __global__ void queue_from_bitmap(const unsigned* bitmap, long long n, const O* 
     const O degree = take ? out_ptr[v + 1] - out_ptr[v] : O(0);
     append(take, static_cast<I>(v), degree, queue, degrees, &c->count);
   }
+}
+
+template <class I, class O>
+__global__ void queue_from_bitmap(const unsigned* bitmap, long long n, const O* out_ptr, I* queue,
+                                  O* degrees, Counters* c) {
+  queue_body(bitmap, n, out_ptr, queue, degrees, c);
+}
+
+// ---- The device loop: a whole search as one CUDA graph (BfsOptions::device_loop) ----------------
+// A conditional while node runs one level per pass: loop_plan chooses the level's form on the
+// device (the host rule's arithmetic) and sets a switch node, whose branch runs the conversion if
+// any and the level; loop_finish takes the level's counts and ends the loop when the frontier is
+// empty. The frontier buffers alternate through LoopState::cur, so the graph's kernel arguments
+// never change and the graph is built once per setup.
+
+// What the loop keeps on the device between levels (the host path keeps the same on the host).
+struct LoopState {
+  Counters level;      // the level being built: vertices appended, their out-edges
+  Counters converted;  // bitmap -> queue: vertices appended (the frontier size is known)
+  long long n, nnz;
+  long long frontier, prev_frontier, frontier_edges, visited_edges, reached;
+  double alpha, beta;
+  int depth;        // the level being built (1: the root's neighbours)
+  int found_depth;  // the last level that reached a vertex
+  int cur;          // the buffers holding the frontier: [cur]; the next level's: [1 - cur]
+  int pulling, as_queue, direction, push_levels, pull_levels;
+};
+
+// The frontier buffers of both parities.
+template <class I, class O>
+struct Frontiers {
+  I* queue[2];
+  O* degrees[2];
+  unsigned* bitmap[2];
+};
+
+enum LevelForm : unsigned {
+  push_queue = 0,
+  pull_bitmap = 1,
+  to_bitmap_pull = 2,
+  to_queue_push = 3
+};
+
+template <class I, class O>
+__global__ void loop_start(I root, O root_degree, I* parent, int* level, Frontiers<I, O> f,
+                           LoopState* st, long long n, long long nnz, double alpha, double beta,
+                           int direction) {
+  parent[root] = root;
+  level[root] = 0;
+  f.queue[0][0] = root;
+  f.degrees[0][0] = root_degree;
+  LoopState s{};
+  s.n = n;
+  s.nnz = nnz;
+  s.frontier = 1;
+  s.frontier_edges = s.visited_edges = static_cast<long long>(root_degree);
+  s.reached = 1;
+  s.alpha = alpha;
+  s.beta = beta;
+  s.depth = 1;
+  s.pulling = direction == static_cast<int>(Direction::pull);
+  s.as_queue = 1;
+  s.direction = direction;
+  *st = s;
+}
+
+// One thread: Beamer's rule as the host path applies it, the level's form into the switch.
+__global__ void loop_plan(LoopState* st, char* directions, cudaGraphConditionalHandle form) {
+  LoopState& s = *st;
+  if (s.direction == static_cast<int>(Direction::automatic)) {
+    const double unvisited_edges = static_cast<double>(s.nnz - s.visited_edges);
+    if (!s.pulling && static_cast<double>(s.frontier_edges) > unvisited_edges / s.alpha)
+      s.pulling = 1;
+    else if (s.pulling && static_cast<double>(s.frontier) < static_cast<double>(s.n) / s.beta &&
+             s.frontier < s.prev_frontier)
+      s.pulling = 0;
+  }
+  const unsigned f = s.pulling ? (s.as_queue ? to_bitmap_pull : pull_bitmap)
+                               : (s.as_queue ? push_queue : to_queue_push);
+  s.as_queue = !s.pulling;
+  directions[s.depth - 1] = s.pulling ? 'B' : 'P';
+  if (s.pulling)
+    ++s.pull_levels;
+  else
+    ++s.push_levels;
+  s.level = Counters{0, 0};
+  s.converted = Counters{0, 0};
+  cudaGraphSetConditional(form, f);
+}
+
+// One thread: the level's counts become the frontier; an empty one ends the loop.
+__global__ void loop_finish(LoopState* st, cudaGraphConditionalHandle more) {
+  LoopState& s = *st;
+  const long long count = static_cast<long long>(s.level.count),
+                  edges = static_cast<long long>(s.level.edges);
+  s.cur = 1 - s.cur;
+  s.prev_frontier = s.frontier;
+  s.frontier = count;
+  s.frontier_edges = edges;
+  s.visited_edges += edges;
+  s.reached += count;
+  if (count > 0) s.found_depth = s.depth;
+  ++s.depth;
+  cudaGraphSetConditional(more, count > 0 ? 1u : 0u);
+}
+
+// Push without a device-wide scan (the frontier's size is known only on the device): each block
+// takes 256 frontier entries at a time, scans their degrees in shared memory (cub::BlockScan) and
+// spreads their out-edges over its threads, as push_level does over the whole frontier.
+template <class I, class O>
+__global__ void __launch_bounds__(kBlock)
+    loop_push(const O* __restrict__ row_ptr, const I* __restrict__ col_idx, Frontiers<I, O> f,
+              I* parent, int* level, LoopState* st) {
+  using Scan = cub::BlockScan<long long, kBlock>;
+  __shared__ typename Scan::TempStorage scan_tmp;
+  __shared__ long long ends[kBlock];
+  __shared__ I sources[kBlock];
+  const int cur = st->cur, depth = st->depth, lane = threadIdx.x & 31;
+  const long long frontier = st->frontier;
+  const I* queue = f.queue[cur];
+  const O* degrees = f.degrees[cur];
+  I* next_queue = f.queue[1 - cur];
+  O* next_degrees = f.degrees[1 - cur];
+  unsigned long long edges = 0;
+  for (long long base = static_cast<long long>(blockIdx.x) * kBlock; base < frontier;
+       base += static_cast<long long>(gridDim.x) * kBlock) {
+    const long long i = base + threadIdx.x;
+    long long degree = 0;
+    I v = 0;
+    if (i < frontier) {
+      v = queue[i];
+      degree = static_cast<long long>(degrees[i]);
+    }
+    long long end = 0, total = 0;
+    Scan(scan_tmp).InclusiveSum(degree, end, total);
+    ends[threadIdx.x] = end;
+    sources[threadIdx.x] = v;
+    __syncthreads();
+    const int entries = frontier - base < kBlock ? static_cast<int>(frontier - base) : kBlock;
+    // e - lane is the same for the whole warp: every lane stays in the loop for the ballot.
+    for (long long e = threadIdx.x; e - lane < total; e += kBlock) {
+      bool take = false;
+      I w = 0;
+      O out_degree = 0;
+      if (e < total) {
+        int lo = 0, hi = entries - 1;
+        while (lo < hi) {
+          const int mid = (lo + hi) / 2;
+          if (ends[mid] > e)
+            hi = mid;
+          else
+            lo = mid + 1;
+        }
+        const I u = sources[lo];
+        const long long first = lo ? ends[lo - 1] : 0;
+        w = col_idx[static_cast<long long>(row_ptr[u]) + (e - first)];
+        if (parent[w] == I(-1) && detail::claim(&parent[w], u) == I(-1)) {
+          take = true;
+          level[w] = depth;
+          out_degree = row_ptr[w + 1] - row_ptr[w];
+        }
+      }
+      const unsigned long long warp_edges =
+          append(take, w, out_degree, next_queue, next_degrees, &st->level.count);
+      if (lane == 0) edges += warp_edges;
+    }
+    __syncthreads();  // ends, sources and the scan's storage are reused by the next entries
+  }
+  add_block_totals(0, edges, &st->level);
+}
+
+template <class I, class O>
+__global__ void __launch_bounds__(kBlock)
+    loop_pull(const O* __restrict__ in_ptr, const I* __restrict__ in_idx,
+              const O* __restrict__ out_ptr, long long n, Frontiers<I, O> f, unsigned* visited,
+              I* parent, int* level, LoopState* st) {
+  const int cur = st->cur;
+  pull_body(in_ptr, in_idx, out_ptr, n, f.bitmap[cur], f.bitmap[1 - cur], visited, parent, level,
+            st->depth, &st->level);
+}
+
+// Queue -> bitmaps, first half: visited from parent, the frontier bitmap cleared.
+template <class I, class O>
+__global__ void loop_visited(const I* parent, long long n, unsigned* visited, Frontiers<I, O> f,
+                             const LoopState* st) {
+  visited_body(parent, n, visited);
+  unsigned* bitmap = f.bitmap[st->cur];
+  const long long words = (n + 31) / 32;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long w = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; w < words;
+       w += stride)
+    bitmap[w] = 0;
+}
+
+template <class I, class O>
+__global__ void loop_bitmap(Frontiers<I, O> f, const LoopState* st) {
+  bitmap_body(f.queue[st->cur], st->frontier, f.bitmap[st->cur]);
+}
+
+template <class I, class O>
+__global__ void loop_queue(long long n, const O* out_ptr, Frontiers<I, O> f, LoopState* st) {
+  const int cur = st->cur;
+  queue_body(f.bitmap[cur], n, out_ptr, f.queue[cur], f.degrees[cur], &st->converted);
 }
 
 template <class I>
@@ -241,10 +463,128 @@ struct Engine final : EngineBase {
   Counters* host_counters = nullptr;  // pinned
   std::vector<O> host_row_ptr;        // degrees of roots, without a device read
   bool has_pull = false;
+  // The device loop (built once at setup; null when the driver refused it).
+  cuda::DeviceBuffer loop_state, directions;
+  LoopState* host_loop = nullptr;  // pinned
+  cudaGraph_t loop_graph = nullptr;
+  cudaGraphExec_t loop_exec = nullptr;
 
   ~Engine() override {
+    if (loop_exec) cudaGraphExecDestroy(loop_exec);
+    if (loop_graph) cudaGraphDestroy(loop_graph);
+    if (host_loop) cudaFreeHost(host_loop);
     if (host_counters) cudaFreeHost(host_counters);
     if (stream) cudaStreamDestroy(stream);
+  }
+
+  Frontiers<I, O> frontiers() {
+    return Frontiers<I, O>{{queue[0].as<I>(), queue[1].as<I>()},
+                           {degrees[0].as<O>(), degrees[1].as<O>()},
+                           {bitmap[0].as<unsigned>(), bitmap[1].as<unsigned>()}};
+  }
+  const I* in_indices() { return options.symmetric ? col_idx.as<I>() : in_idx.as<I>(); }
+  const O* in_offsets() { return options.symmetric ? row_ptr.as<O>() : in_ptr.as<O>(); }
+  unsigned vertex_grid() const {
+    return std::min<unsigned>(
+        detail::resident_blocks(kBlock),
+        cuda::div_up(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)), kBlock));
+  }
+  unsigned word_grid() const {
+    const long long words = (n + 31) / 32;
+    return std::min<unsigned>(
+        detail::resident_blocks(kBlock),
+        cuda::div_up(static_cast<std::size_t>(std::max<long long>(words, 1)) * 32, kBlock));
+  }
+
+  // The search as one graph: while (frontier) { plan; switch (form) { ... }; finish }. The
+  // branches are captured on `stream`. False (and nothing kept) when the driver refuses a step.
+  bool build_loop() {
+    cudaGraph_t top = nullptr;
+    cudaGraphConditionalHandle more = 0, form = 0;
+    cudaGraphNode_t loop = nullptr, plan = nullptr, branch = nullptr, finish = nullptr;
+    bool ok =
+        cudaGraphCreate(&top, 0) == cudaSuccess &&
+        cudaGraphConditionalHandleCreate(&more, top, 1, cudaGraphCondAssignDefault) == cudaSuccess;
+    cudaGraphNodeParams loop_params{};
+    loop_params.type = cudaGraphNodeTypeConditional;
+    loop_params.conditional.handle = more;
+    loop_params.conditional.type = cudaGraphCondTypeWhile;
+    loop_params.conditional.size = 1;
+    ok = ok && cudaGraphAddNode(&loop, top, nullptr, nullptr, 0, &loop_params) == cudaSuccess;
+    cudaGraph_t body = ok ? loop_params.conditional.phGraph_out[0] : nullptr;
+    ok = ok && cudaGraphConditionalHandleCreate(&form, body, 0, 0) == cudaSuccess;
+    LoopState* st = loop_state.as<LoopState>();
+    char* dirs = directions.as<char>();
+    if (ok) {
+      void* plan_args[] = {&st, &dirs, &form};
+      cudaKernelNodeParams kp{};
+      kp.func = reinterpret_cast<void*>(&loop_plan);
+      kp.gridDim = dim3(1);
+      kp.blockDim = dim3(1);
+      kp.kernelParams = plan_args;
+      ok = cudaGraphAddKernelNode(&plan, body, nullptr, 0, &kp) == cudaSuccess;
+    }
+    cudaGraphNodeParams branch_params{};
+    branch_params.type = cudaGraphNodeTypeConditional;
+    branch_params.conditional.handle = form;
+    branch_params.conditional.type = cudaGraphCondTypeSwitch;
+    branch_params.conditional.size = 4;
+    ok = ok && cudaGraphAddNode(&branch, body, &plan, nullptr, 1, &branch_params) == cudaSuccess;
+    if (ok) {
+      void* finish_args[] = {&st, &more};
+      cudaKernelNodeParams kp{};
+      kp.func = reinterpret_cast<void*>(&loop_finish);
+      kp.gridDim = dim3(1);
+      kp.blockDim = dim3(1);
+      kp.kernelParams = finish_args;
+      ok = cudaGraphAddKernelNode(&finish, body, &branch, 1, &kp) == cudaSuccess;
+    }
+    const Frontiers<I, O> f = frontiers();
+    const unsigned vgrid = vertex_grid(), wgrid = word_grid();
+    const auto push = [&] {
+      loop_push<I, O><<<vgrid, kBlock, 0, stream>>>(row_ptr.as<O>(), col_idx.as<I>(), f,
+                                                    parent.as<I>(), level.as<int>(), st);
+    };
+    const auto pull = [&] {
+      loop_pull<I, O><<<wgrid, kBlock, 0, stream>>>(in_offsets(), in_indices(), row_ptr.as<O>(), n,
+                                                    f, visited.as<unsigned>(), parent.as<I>(),
+                                                    level.as<int>(), st);
+    };
+    for (unsigned b = 0; ok && b < 4; ++b) {
+      ok = cudaStreamBeginCaptureToGraph(stream, branch_params.conditional.phGraph_out[b], nullptr,
+                                         nullptr, 0,
+                                         cudaStreamCaptureModeThreadLocal) == cudaSuccess;
+      if (!ok) break;
+      switch (b) {
+        case push_queue:
+          push();
+          break;
+        case pull_bitmap:
+          pull();
+          break;
+        case to_bitmap_pull:
+          loop_visited<I, O>
+              <<<wgrid, kBlock, 0, stream>>>(parent.as<I>(), n, visited.as<unsigned>(), f, st);
+          loop_bitmap<I, O><<<vgrid, kBlock, 0, stream>>>(f, st);
+          pull();
+          break;
+        default:
+          loop_queue<I, O><<<wgrid, kBlock, 0, stream>>>(n, row_ptr.as<O>(), f, st);
+          push();
+      }
+      cudaGraph_t captured = nullptr;
+      ok = cudaStreamEndCapture(stream, &captured) == cudaSuccess;
+    }
+    ok = ok && cudaGraphInstantiate(&loop_exec, top, 0) == cudaSuccess;
+    if (!ok) {
+      cudaGetLastError();  // not sticky: the search keeps the host path
+      if (loop_exec) cudaGraphExecDestroy(loop_exec);
+      loop_exec = nullptr;
+      if (top) cudaGraphDestroy(top);
+      return false;
+    }
+    loop_graph = top;
+    return true;
   }
 
   template <class V, class AI, class AO>
@@ -275,13 +615,19 @@ struct Engine final : EngineBase {
     HOLA_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, degrees[0].as<O>(),
                                                   scan.as<O>(), static_cast<long long>(nv)));
     cub_tmp.resize(std::max<std::size_t>(cub_bytes, 1));
+    if (options.device_loop) {
+      loop_state.resize(sizeof(LoopState));
+      directions.resize(nv);  // one letter per level: at most n levels
+      HOLA_CUDA_CHECK(cudaMallocHost(&host_loop, sizeof(LoopState)));
+      build_loop();
+    }
     HOLA_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
   std::size_t bytes() const override {
     std::size_t b = row_ptr.bytes() + col_idx.bytes() + in_ptr.bytes() + in_idx.bytes() +
                     parent.bytes() + level.bytes() + scan.bytes() + visited.bytes() +
-                    counters.bytes() + cub_tmp.bytes();
+                    counters.bytes() + cub_tmp.bytes() + loop_state.bytes() + directions.bytes();
     for (int k = 0; k < 2; ++k) b += queue[k].bytes() + degrees[k].bytes() + bitmap[k].bytes();
     return b;
   }
@@ -309,6 +655,7 @@ struct Engine final : EngineBase {
     HOLA_CUDA_CHECK(
         cudaMemsetAsync(level.get(), 0xff, static_cast<std::size_t>(n) * sizeof(int), stream));
     const O root_degree = host_row_ptr[root + 1] - host_row_ptr[root];
+    if (loop_exec) return search_on_device(root, root_degree, direction);
     int cur = 0;  // queue[cur] / bitmap[cur] hold the frontier
     init_search<I, O><<<1, 1, 0, stream>>>(static_cast<I>(root), root_degree, parent.as<I>(),
                                            level.as<int>(), queue[cur].as<I>(),
@@ -387,6 +734,34 @@ struct Engine final : EngineBase {
       if (frontier > 0) s.depth = depth;
     }
     s.edges = visited_edges;
+    return s;
+  }
+
+  // The search as the device loop (parent and level already reset): one graph launch, then one
+  // read of the loop's state and of the levels' directions.
+  BfsStats search_on_device(std::int64_t root, O root_degree, Direction direction) {
+    LoopState* st = loop_state.as<LoopState>();
+    loop_start<I, O><<<1, 1, 0, stream>>>(static_cast<I>(root), root_degree, parent.as<I>(),
+                                          level.as<int>(), frontiers(), st, n, nnz, options.alpha,
+                                          options.beta, static_cast<int>(direction));
+    HOLA_CUDA_CHECK_LAUNCH("loop_start");
+    HOLA_CUDA_CHECK(cudaGraphLaunch(loop_exec, stream));
+    HOLA_CUDA_CHECK(
+        cudaMemcpyAsync(host_loop, st, sizeof(LoopState), cudaMemcpyDeviceToHost, stream));
+    HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const LoopState& h = *host_loop;
+    BfsStats s;
+    s.root = root;
+    s.reached = h.reached;
+    s.edges = h.visited_edges;
+    s.depth = h.found_depth;
+    s.push_levels = h.push_levels;
+    s.pull_levels = h.pull_levels;
+    s.directions.resize(static_cast<std::size_t>(h.push_levels + h.pull_levels));
+    if (!s.directions.empty())
+      HOLA_CUDA_CHECK(cudaMemcpy(s.directions.data(), directions.get(), s.directions.size(),
+                                 cudaMemcpyDeviceToHost));
+    s.device_loop = true;
     return s;
   }
 

@@ -34,6 +34,11 @@ struct BfsOptions {
   // pull -> push when the frontier shrinks below n / beta vertices.
   double alpha = 15.0;
   double beta = 18.0;
+  // The whole search as one CUDA graph, built at setup: a conditional while node per level, the
+  // direction chosen and the level's kernels picked on the device (a switch node), so the host
+  // waits once per search instead of once per level. Off (or refused by the driver): the host
+  // reads each level's counts and launches the next level.
+  bool device_loop = true;
 };
 
 // What one search found (the parents and levels stay on the device until download()).
@@ -43,16 +48,19 @@ struct BfsStats {
   std::int64_t edges = 0;    // stored entries in the rows of reached vertices
   int depth = 0;             // levels after the root's
   int push_levels = 0, pull_levels = 0;
-  std::string directions;  // one letter per level, 'P' push, 'B' bottom-up (pull)
+  std::string directions;    // one letter per level, 'P' push, 'B' bottom-up (pull)
+  bool device_loop = false;  // the search ran as the device loop (BfsOptions::device_loop)
 };
 
 #if defined(HOLA_ENABLE_CUDA)
 
 // Direction-optimizing BFS. setup() uploads the graph once (32-bit vertex ids and offsets when
-// they fit, else 64-bit) and allocates everything a search needs; search() allocates nothing and
-// synchronizes its stream once per level to read a 16-byte counter (frontier size and its
-// out-edges: the direction choice and the launch sizes need them). Device memory per vertex:
-// parent (index), level (int32), two queues with degrees, three bitmaps, a scan buffer.
+// they fit, else 64-bit), allocates everything a search needs and builds the device loop (one CUDA
+// graph per search: BfsOptions::device_loop); search() allocates nothing. With the device loop it
+// synchronizes its stream once per search; without it once per level, to read a 16-byte counter
+// (frontier size and its out-edges: the direction choice and the launch sizes need them). Device
+// memory per vertex: parent (index), level (int32), two queues with degrees, three bitmaps, a scan
+// buffer, a direction letter.
 class Bfs {
  public:
   Bfs();
