@@ -70,6 +70,15 @@ Csr64 star(std::int64_t n) {  // hub 0, undirected
   return from_edges(n, e, true);
 }
 
+// Four hubs joined to the same leaves (K_{4, leaves}), undirected: from a leaf, one push level
+// expands four heavy vertices at once (the device loop spreads those over the whole grid).
+Csr64 hubs(std::int64_t leaves) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> e;
+  for (std::int64_t h = 0; h < 4; ++h)
+    for (std::int64_t i = 0; i < leaves; ++i) e.emplace_back(h, 4 + i);
+  return from_edges(4 + leaves, e, true);
+}
+
 // Two R-MAT blocks with no edge between them, then isolated vertices.
 Csr64 disconnected(bool both) {
   const Csr64 a = gen::rmat(9, 8, 3), b = gen::rmat(8, 8, 4);
@@ -99,6 +108,7 @@ std::vector<NamedGraph> graphs() {
   v.push_back({"star", star(5000), true});
   v.push_back({"disconnected_undirected", disconnected(true), true});
   v.push_back({"disconnected_directed", disconnected(false), false});
+  v.push_back({"hubs", hubs(6000), true});
   return v;
 }
 

@@ -252,7 +252,13 @@ struct LoopState {
   int found_depth;  // the last level that reached a vertex
   int cur;          // the buffers holding the frontier: [cur]; the next level's: [1 - cur]
   int pulling, as_queue, direction, push_levels, pull_levels;
+  unsigned long long heavy;  // frontier entries of this push level left to loop_push_heavy
 };
+
+// A frontier vertex with at least this many out-edges is expanded by the whole grid
+// (loop_push_heavy), not by the block that holds it: a Kronecker hub's 10^5 edges on one block
+// made a push level of scale 21 take 3x the host-driven one (run Y).
+constexpr long long kHeavyDegree = 16 * kBlock;
 
 // The frontier buffers of both parities.
 template <class I, class O>
@@ -313,6 +319,7 @@ __global__ void loop_plan(LoopState* st, char* directions, cudaGraphConditionalH
     ++s.push_levels;
   s.level = Counters{0, 0};
   s.converted = Counters{0, 0};
+  s.heavy = 0;
   cudaGraphSetConditional(form, f);
 }
 
@@ -335,10 +342,28 @@ __global__ void loop_finish(LoopState* st, cudaGraphConditionalHandle more) {
 // Push without a device-wide scan (the frontier's size is known only on the device): each block
 // takes 256 frontier entries at a time, scans their degrees in shared memory (cub::BlockScan) and
 // spreads their out-edges over its threads, as push_level does over the whole frontier.
+// Claims w for the level from u; the lanes that claimed append w (warp-aggregated). Every lane of
+// the warp calls it. Returns the warp's appended out-edges (all lanes).
+template <class I, class O>
+__device__ __forceinline__ unsigned long long claim_and_append(bool valid, I u, I w,
+                                                               const O* __restrict__ row_ptr,
+                                                               I* parent, int* level, int depth,
+                                                               I* next_queue, O* next_degrees,
+                                                               unsigned long long* count) {
+  bool take = false;
+  O out_degree = 0;
+  if (valid && parent[w] == I(-1) && detail::claim(&parent[w], u) == I(-1)) {
+    take = true;
+    level[w] = depth;
+    out_degree = row_ptr[w + 1] - row_ptr[w];
+  }
+  return append(take, w, out_degree, next_queue, next_degrees, count);
+}
+
 template <class I, class O>
 __global__ void __launch_bounds__(kBlock)
     loop_push(const O* __restrict__ row_ptr, const I* __restrict__ col_idx, Frontiers<I, O> f,
-              I* parent, int* level, LoopState* st) {
+              I* heavy, I* parent, int* level, LoopState* st) {
   using Scan = cub::BlockScan<long long, kBlock>;
   __shared__ typename Scan::TempStorage scan_tmp;
   __shared__ long long ends[kBlock];
@@ -358,6 +383,10 @@ __global__ void __launch_bounds__(kBlock)
     if (i < frontier) {
       v = queue[i];
       degree = static_cast<long long>(degrees[i]);
+      if (degree >= kHeavyDegree) {  // left to the whole grid
+        heavy[atomicAdd(&st->heavy, 1ull)] = v;
+        degree = 0;
+      }
     }
     long long end = 0, total = 0;
     Scan(scan_tmp).InclusiveSum(degree, end, total);
@@ -367,9 +396,7 @@ __global__ void __launch_bounds__(kBlock)
     const int entries = frontier - base < kBlock ? static_cast<int>(frontier - base) : kBlock;
     // e - lane is the same for the whole warp: every lane stays in the loop for the ballot.
     for (long long e = threadIdx.x; e - lane < total; e += kBlock) {
-      bool take = false;
-      I w = 0;
-      O out_degree = 0;
+      I u = 0, w = 0;
       if (e < total) {
         int lo = 0, hi = entries - 1;
         while (lo < hi) {
@@ -379,20 +406,46 @@ __global__ void __launch_bounds__(kBlock)
           else
             lo = mid + 1;
         }
-        const I u = sources[lo];
+        u = sources[lo];
         const long long first = lo ? ends[lo - 1] : 0;
         w = col_idx[static_cast<long long>(row_ptr[u]) + (e - first)];
-        if (parent[w] == I(-1) && detail::claim(&parent[w], u) == I(-1)) {
-          take = true;
-          level[w] = depth;
-          out_degree = row_ptr[w + 1] - row_ptr[w];
-        }
       }
       const unsigned long long warp_edges =
-          append(take, w, out_degree, next_queue, next_degrees, &st->level.count);
+          claim_and_append(e < total, u, w, row_ptr, parent, level, depth, next_queue, next_degrees,
+                           &st->level.count);
       if (lane == 0) edges += warp_edges;
     }
     __syncthreads();  // ends, sources and the scan's storage are reused by the next entries
+  }
+  add_block_totals(0, edges, &st->level);
+}
+
+// The push level's heavy vertices (loop_push listed them), one after another, each vertex's
+// out-edges spread over the whole grid.
+template <class I, class O>
+__global__ void __launch_bounds__(kBlock)
+    loop_push_heavy(const O* __restrict__ row_ptr, const I* __restrict__ col_idx, Frontiers<I, O> f,
+                    const I* heavy, I* parent, int* level, LoopState* st) {
+  const unsigned long long count = st->heavy;
+  if (count == 0) return;
+  const int cur = st->cur, depth = st->depth, lane = threadIdx.x & 31;
+  I* next_queue = f.queue[1 - cur];
+  O* next_degrees = f.degrees[1 - cur];
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  unsigned long long edges = 0;
+  for (unsigned long long h = 0; h < count; ++h) {
+    const I u = heavy[h];
+    const long long first = static_cast<long long>(row_ptr[u]);
+    const long long degree = static_cast<long long>(row_ptr[u + 1]) - first;
+    // e - lane is the same for the whole warp: every lane stays in the loop for the ballot.
+    for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+         e - lane < degree; e += stride) {
+      const I w = e < degree ? col_idx[first + e] : I(0);
+      const unsigned long long warp_edges =
+          claim_and_append(e < degree, u, w, row_ptr, parent, level, depth, next_queue,
+                           next_degrees, &st->level.count);
+      if (lane == 0) edges += warp_edges;
+    }
   }
   add_block_totals(0, edges, &st->level);
 }
@@ -464,7 +517,7 @@ struct Engine final : EngineBase {
   std::vector<O> host_row_ptr;        // degrees of roots, without a device read
   bool has_pull = false;
   // The device loop (built once at setup; null when the driver refused it).
-  cuda::DeviceBuffer loop_state, directions;
+  cuda::DeviceBuffer loop_state, directions, heavy;
   LoopState* host_loop = nullptr;  // pinned
   cudaGraph_t loop_graph = nullptr;
   cudaGraphExec_t loop_exec = nullptr;
@@ -542,8 +595,10 @@ struct Engine final : EngineBase {
     const Frontiers<I, O> f = frontiers();
     const unsigned vgrid = vertex_grid(), wgrid = word_grid();
     const auto push = [&] {
-      loop_push<I, O><<<vgrid, kBlock, 0, stream>>>(row_ptr.as<O>(), col_idx.as<I>(), f,
-                                                    parent.as<I>(), level.as<int>(), st);
+      loop_push<I, O><<<vgrid, kBlock, 0, stream>>>(
+          row_ptr.as<O>(), col_idx.as<I>(), f, heavy.as<I>(), parent.as<I>(), level.as<int>(), st);
+      loop_push_heavy<I, O><<<detail::resident_blocks(kBlock), kBlock, 0, stream>>>(
+          row_ptr.as<O>(), col_idx.as<I>(), f, heavy.as<I>(), parent.as<I>(), level.as<int>(), st);
     };
     const auto pull = [&] {
       loop_pull<I, O><<<wgrid, kBlock, 0, stream>>>(in_offsets(), in_indices(), row_ptr.as<O>(), n,
@@ -618,6 +673,7 @@ struct Engine final : EngineBase {
     if (options.device_loop) {
       loop_state.resize(sizeof(LoopState));
       directions.resize(nv);  // one letter per level: at most n levels
+      heavy.resize(nv * sizeof(I));
       HOLA_CUDA_CHECK(cudaMallocHost(&host_loop, sizeof(LoopState)));
       build_loop();
     }
@@ -627,7 +683,8 @@ struct Engine final : EngineBase {
   std::size_t bytes() const override {
     std::size_t b = row_ptr.bytes() + col_idx.bytes() + in_ptr.bytes() + in_idx.bytes() +
                     parent.bytes() + level.bytes() + scan.bytes() + visited.bytes() +
-                    counters.bytes() + cub_tmp.bytes() + loop_state.bytes() + directions.bytes();
+                    counters.bytes() + cub_tmp.bytes() + loop_state.bytes() + directions.bytes() +
+                    heavy.bytes();
     for (int k = 0; k < 2; ++k) b += queue[k].bytes() + degrees[k].bytes() + bitmap[k].bytes();
     return b;
   }
