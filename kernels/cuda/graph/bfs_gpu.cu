@@ -73,6 +73,24 @@ __global__ void init_search(I root, O root_degree, I* parent, int* level, I* que
   degrees[0] = root_degree;
 }
 
+// Claims w for the level from u; the lanes that claimed append w (warp-aggregated). Every lane of
+// the warp calls it. Returns the warp's appended out-edges (all lanes).
+template <class I, class O>
+__device__ __forceinline__ unsigned long long claim_and_append(bool valid, I u, I w,
+                                                               const O* __restrict__ row_ptr,
+                                                               I* parent, int* level, int depth,
+                                                               I* next_queue, O* next_degrees,
+                                                               unsigned long long* count) {
+  bool take = false;
+  O out_degree = 0;
+  if (valid && parent[w] == I(-1) && detail::claim(&parent[w], u) == I(-1)) {
+    take = true;
+    level[w] = depth;
+    out_degree = row_ptr[w + 1] - row_ptr[w];
+  }
+  return append(take, w, out_degree, next_queue, next_degrees, count);
+}
+
 // Push: thread per out-edge of the frontier. `scan` is the inclusive scan of the frontier's
 // degrees; edge e belongs to the first frontier entry whose scan exceeds e.
 template <class I, class O>
@@ -87,9 +105,7 @@ __global__ void __launch_bounds__(kBlock)
   // e - lane is the same for the whole warp: every lane stays in the loop for the ballot.
   for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
        e - lane < total; e += stride) {
-    bool take = false;
-    I w = 0;
-    O degree = 0;
+    I v = 0, w = 0;
     if (e < total) {
       long long lo = 0, hi = frontier - 1;
       while (lo < hi) {
@@ -99,17 +115,12 @@ __global__ void __launch_bounds__(kBlock)
         else
           lo = mid + 1;
       }
-      const I v = queue[lo];
+      v = queue[lo];
       const long long first = lo ? static_cast<long long>(scan[lo - 1]) : 0;
       w = col_idx[static_cast<long long>(row_ptr[v]) + (e - first)];
-      if (parent[w] == I(-1) && detail::claim(&parent[w], v) == I(-1)) {
-        take = true;
-        level[w] = depth;
-        degree = row_ptr[w + 1] - row_ptr[w];
-      }
     }
-    const unsigned long long warp_edges =
-        append(take, w, degree, next_queue, next_degrees, &c->count);
+    const unsigned long long warp_edges = claim_and_append(
+        e < total, v, w, row_ptr, parent, level, depth, next_queue, next_degrees, &c->count);
     if (lane == 0) edges += warp_edges;
   }
   add_block_totals(0, edges, c);
@@ -252,13 +263,11 @@ struct LoopState {
   int found_depth;  // the last level that reached a vertex
   int cur;          // the buffers holding the frontier: [cur]; the next level's: [1 - cur]
   int pulling, as_queue, direction, push_levels, pull_levels;
-  unsigned long long heavy;  // frontier entries of this push level left to loop_push_heavy
+  long long push_total;  // out-edges of the frontier being pushed (loop_scan_chunks)
 };
 
-// A frontier vertex with at least this many out-edges is expanded by the whole grid
-// (loop_push_heavy), not by the block that holds it: a Kronecker hub's 10^5 edges on one block
-// made a push level of scale 21 take 3x the host-driven one (run Y).
-constexpr long long kHeavyDegree = 16 * kBlock;
+// Chunk totals per thread of loop_scan_chunks' single block.
+constexpr int kScanItems = 8;
 
 // The frontier buffers of both parities.
 template <class I, class O>
@@ -319,7 +328,6 @@ __global__ void loop_plan(LoopState* st, char* directions, cudaGraphConditionalH
     ++s.push_levels;
   s.level = Counters{0, 0};
   s.converted = Counters{0, 0};
-  s.heavy = 0;
   cudaGraphSetConditional(form, f);
 }
 
@@ -339,113 +347,108 @@ __global__ void loop_finish(LoopState* st, cudaGraphConditionalHandle more) {
   cudaGraphSetConditional(more, count > 0 ? 1u : 0u);
 }
 
-// Push without a device-wide scan (the frontier's size is known only on the device): each block
-// takes 256 frontier entries at a time, scans their degrees in shared memory (cub::BlockScan) and
-// spreads their out-edges over its threads, as push_level does over the whole frontier.
-// Claims w for the level from u; the lanes that claimed append w (warp-aggregated). Every lane of
-// the warp calls it. Returns the warp's appended out-edges (all lanes).
+// Push, balanced over the frontier's out-edges like the host path's push_level, with the scan of
+// the frontier's degrees done on the device (its size is known only there; cub::DeviceScan takes
+// the count from the host): per chunk of kBlock entries a block scan (loop_chunk_degrees), the
+// chunk totals scanned by one block (loop_scan_chunks), then a thread per out-edge finds its
+// chunk and its entry by two binary searches (loop_push).
 template <class I, class O>
-__device__ __forceinline__ unsigned long long claim_and_append(bool valid, I u, I w,
-                                                               const O* __restrict__ row_ptr,
-                                                               I* parent, int* level, int depth,
-                                                               I* next_queue, O* next_degrees,
-                                                               unsigned long long* count) {
-  bool take = false;
-  O out_degree = 0;
-  if (valid && parent[w] == I(-1) && detail::claim(&parent[w], u) == I(-1)) {
-    take = true;
-    level[w] = depth;
-    out_degree = row_ptr[w + 1] - row_ptr[w];
+__global__ void __launch_bounds__(kBlock)
+    loop_chunk_degrees(Frontiers<I, O> f, O* ends, O* chunk_sum, const LoopState* st) {
+  using Scan = cub::BlockScan<O, kBlock>;
+  __shared__ typename Scan::TempStorage tmp;
+  const long long frontier = st->frontier;
+  const O* degrees = f.degrees[st->cur];
+  for (long long base = static_cast<long long>(blockIdx.x) * kBlock; base < frontier;
+       base += static_cast<long long>(gridDim.x) * kBlock) {
+    const long long i = base + threadIdx.x;
+    const O degree = i < frontier ? degrees[i] : O(0);
+    O end = 0, total = 0;
+    Scan(tmp).InclusiveSum(degree, end, total);
+    if (i < frontier) ends[i] = end;
+    if (threadIdx.x == 0) chunk_sum[base / kBlock] = total;
+    __syncthreads();  // the scan's storage is reused by the next chunk
   }
-  return append(take, w, out_degree, next_queue, next_degrees, count);
+}
+
+// One block: the chunk totals become chunk starts (exclusive scan, in place), and their sum the
+// level's push_total.
+template <class O>
+__global__ void __launch_bounds__(kBlock) loop_scan_chunks(O* chunk, LoopState* st) {
+  using Scan = cub::BlockScan<O, kBlock>;
+  __shared__ typename Scan::TempStorage tmp;
+  __shared__ O carried;
+  const long long chunks = (st->frontier + kBlock - 1) / kBlock;
+  if (threadIdx.x == 0) carried = 0;
+  __syncthreads();
+  for (long long base = 0; base < chunks; base += kBlock * kScanItems) {
+    const long long mine = base + static_cast<long long>(threadIdx.x) * kScanItems;
+    O v[kScanItems];
+    O sum = 0;
+#pragma unroll
+    for (int j = 0; j < kScanItems; ++j) {
+      v[j] = mine + j < chunks ? chunk[mine + j] : O(0);
+      sum += v[j];
+    }
+    O before = 0, tile = 0;
+    Scan(tmp).ExclusiveSum(sum, before, tile);
+    O running = carried + before;
+#pragma unroll
+    for (int j = 0; j < kScanItems; ++j) {
+      if (mine + j < chunks) chunk[mine + j] = running;
+      running += v[j];
+    }
+    __syncthreads();  // every thread read `carried` and the scan's storage
+    if (threadIdx.x == 0) carried += tile;
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) st->push_total = static_cast<long long>(carried);
 }
 
 template <class I, class O>
 __global__ void __launch_bounds__(kBlock)
     loop_push(const O* __restrict__ row_ptr, const I* __restrict__ col_idx, Frontiers<I, O> f,
-              I* heavy, I* parent, int* level, LoopState* st) {
-  using Scan = cub::BlockScan<long long, kBlock>;
-  __shared__ typename Scan::TempStorage scan_tmp;
-  __shared__ long long ends[kBlock];
-  __shared__ I sources[kBlock];
+              const O* __restrict__ ends, const O* __restrict__ chunk_start, I* parent, int* level,
+              LoopState* st) {
+  const long long total = st->push_total, frontier = st->frontier;
+  const long long chunks = (frontier + kBlock - 1) / kBlock;
   const int cur = st->cur, depth = st->depth, lane = threadIdx.x & 31;
-  const long long frontier = st->frontier;
   const I* queue = f.queue[cur];
-  const O* degrees = f.degrees[cur];
-  I* next_queue = f.queue[1 - cur];
-  O* next_degrees = f.degrees[1 - cur];
-  unsigned long long edges = 0;
-  for (long long base = static_cast<long long>(blockIdx.x) * kBlock; base < frontier;
-       base += static_cast<long long>(gridDim.x) * kBlock) {
-    const long long i = base + threadIdx.x;
-    long long degree = 0;
-    I v = 0;
-    if (i < frontier) {
-      v = queue[i];
-      degree = static_cast<long long>(degrees[i]);
-      if (degree >= kHeavyDegree) {  // left to the whole grid
-        heavy[atomicAdd(&st->heavy, 1ull)] = v;
-        degree = 0;
-      }
-    }
-    long long end = 0, total = 0;
-    Scan(scan_tmp).InclusiveSum(degree, end, total);
-    ends[threadIdx.x] = end;
-    sources[threadIdx.x] = v;
-    __syncthreads();
-    const int entries = frontier - base < kBlock ? static_cast<int>(frontier - base) : kBlock;
-    // e - lane is the same for the whole warp: every lane stays in the loop for the ballot.
-    for (long long e = threadIdx.x; e - lane < total; e += kBlock) {
-      I u = 0, w = 0;
-      if (e < total) {
-        int lo = 0, hi = entries - 1;
-        while (lo < hi) {
-          const int mid = (lo + hi) / 2;
-          if (ends[mid] > e)
-            hi = mid;
-          else
-            lo = mid + 1;
-        }
-        u = sources[lo];
-        const long long first = lo ? ends[lo - 1] : 0;
-        w = col_idx[static_cast<long long>(row_ptr[u]) + (e - first)];
-      }
-      const unsigned long long warp_edges =
-          claim_and_append(e < total, u, w, row_ptr, parent, level, depth, next_queue, next_degrees,
-                           &st->level.count);
-      if (lane == 0) edges += warp_edges;
-    }
-    __syncthreads();  // ends, sources and the scan's storage are reused by the next entries
-  }
-  add_block_totals(0, edges, &st->level);
-}
-
-// The push level's heavy vertices (loop_push listed them), one after another, each vertex's
-// out-edges spread over the whole grid.
-template <class I, class O>
-__global__ void __launch_bounds__(kBlock)
-    loop_push_heavy(const O* __restrict__ row_ptr, const I* __restrict__ col_idx, Frontiers<I, O> f,
-                    const I* heavy, I* parent, int* level, LoopState* st) {
-  const unsigned long long count = st->heavy;
-  if (count == 0) return;
-  const int cur = st->cur, depth = st->depth, lane = threadIdx.x & 31;
   I* next_queue = f.queue[1 - cur];
   O* next_degrees = f.degrees[1 - cur];
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   unsigned long long edges = 0;
-  for (unsigned long long h = 0; h < count; ++h) {
-    const I u = heavy[h];
-    const long long first = static_cast<long long>(row_ptr[u]);
-    const long long degree = static_cast<long long>(row_ptr[u + 1]) - first;
-    // e - lane is the same for the whole warp: every lane stays in the loop for the ballot.
-    for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-         e - lane < degree; e += stride) {
-      const I w = e < degree ? col_idx[first + e] : I(0);
-      const unsigned long long warp_edges =
-          claim_and_append(e < degree, u, w, row_ptr, parent, level, depth, next_queue,
-                           next_degrees, &st->level.count);
-      if (lane == 0) edges += warp_edges;
+  // e - lane is the same for the whole warp: every lane stays in the loop for the ballot.
+  for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       e - lane < total; e += stride) {
+    I u = 0, w = 0;
+    if (e < total) {
+      long long lo = 0, hi = chunks - 1;  // the last chunk starting at or before e
+      while (lo < hi) {
+        const long long mid = (lo + hi + 1) / 2;
+        if (static_cast<long long>(chunk_start[mid]) <= e)
+          lo = mid;
+        else
+          hi = mid - 1;
+      }
+      const long long within = e - static_cast<long long>(chunk_start[lo]);
+      const long long first_entry = lo * kBlock;
+      long long a = first_entry,
+                b = (frontier < first_entry + kBlock ? frontier : first_entry + kBlock) - 1;
+      while (a < b) {  // the chunk's first entry whose scan exceeds `within`
+        const long long mid = (a + b) / 2;
+        if (static_cast<long long>(ends[mid]) > within)
+          b = mid;
+        else
+          a = mid + 1;
+      }
+      u = queue[a];
+      const long long before = a > first_entry ? static_cast<long long>(ends[a - 1]) : 0;
+      w = col_idx[static_cast<long long>(row_ptr[u]) + (within - before)];
     }
+    const unsigned long long warp_edges = claim_and_append(
+        e < total, u, w, row_ptr, parent, level, depth, next_queue, next_degrees, &st->level.count);
+    if (lane == 0) edges += warp_edges;
   }
   add_block_totals(0, edges, &st->level);
 }
@@ -517,7 +520,7 @@ struct Engine final : EngineBase {
   std::vector<O> host_row_ptr;        // degrees of roots, without a device read
   bool has_pull = false;
   // The device loop (built once at setup; null when the driver refused it).
-  cuda::DeviceBuffer loop_state, directions, heavy;
+  cuda::DeviceBuffer loop_state, directions, chunk_start;
   LoopState* host_loop = nullptr;  // pinned
   cudaGraph_t loop_graph = nullptr;
   cudaGraphExec_t loop_exec = nullptr;
@@ -595,10 +598,12 @@ struct Engine final : EngineBase {
     const Frontiers<I, O> f = frontiers();
     const unsigned vgrid = vertex_grid(), wgrid = word_grid();
     const auto push = [&] {
-      loop_push<I, O><<<vgrid, kBlock, 0, stream>>>(
-          row_ptr.as<O>(), col_idx.as<I>(), f, heavy.as<I>(), parent.as<I>(), level.as<int>(), st);
-      loop_push_heavy<I, O><<<detail::resident_blocks(kBlock), kBlock, 0, stream>>>(
-          row_ptr.as<O>(), col_idx.as<I>(), f, heavy.as<I>(), parent.as<I>(), level.as<int>(), st);
+      loop_chunk_degrees<I, O>
+          <<<vgrid, kBlock, 0, stream>>>(f, scan.as<O>(), chunk_start.as<O>(), st);
+      loop_scan_chunks<O><<<1, kBlock, 0, stream>>>(chunk_start.as<O>(), st);
+      loop_push<I, O><<<detail::resident_blocks(kBlock), kBlock, 0, stream>>>(
+          row_ptr.as<O>(), col_idx.as<I>(), f, scan.as<O>(), chunk_start.as<O>(), parent.as<I>(),
+          level.as<int>(), st);
     };
     const auto pull = [&] {
       loop_pull<I, O><<<wgrid, kBlock, 0, stream>>>(in_offsets(), in_indices(), row_ptr.as<O>(), n,
@@ -673,7 +678,7 @@ struct Engine final : EngineBase {
     if (options.device_loop) {
       loop_state.resize(sizeof(LoopState));
       directions.resize(nv);  // one letter per level: at most n levels
-      heavy.resize(nv * sizeof(I));
+      chunk_start.resize(cuda::div_up(nv, kBlock) * sizeof(O));
       HOLA_CUDA_CHECK(cudaMallocHost(&host_loop, sizeof(LoopState)));
       build_loop();
     }
@@ -684,7 +689,7 @@ struct Engine final : EngineBase {
     std::size_t b = row_ptr.bytes() + col_idx.bytes() + in_ptr.bytes() + in_idx.bytes() +
                     parent.bytes() + level.bytes() + scan.bytes() + visited.bytes() +
                     counters.bytes() + cub_tmp.bytes() + loop_state.bytes() + directions.bytes() +
-                    heavy.bytes();
+                    chunk_start.bytes();
     for (int k = 0; k < 2; ++k) b += queue[k].bytes() + degrees[k].bytes() + bitmap[k].bytes();
     return b;
   }
