@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
   bool directed = false, no_validate = false, use_graphblas = false, no_device_loop = false;
   int graphblas_threads = 0;
   double alpha = 15.0, beta = 18.0;
+  int host_levels = -1;
   hola::demo::add_graph_options(app, input);
   app.add_option("-r,--roots", roots, "number of BFS roots")->check(CLI::Range(1, 1 << 20));
   app.add_option("-d,--direction", direction, "auto, push or pull")
@@ -70,6 +71,10 @@ int main(int argc, char** argv) {
   app.add_flag("--no-device-loop", no_device_loop,
                "GPU: the host reads each level's counts and launches the next level (default: the "
                "whole search as one CUDA graph that the device drives)");
+  app.add_option("--host-levels", host_levels,
+                 "GPU: levels driven by the host before the device loop (-1: 0 up to 2^20 edges, "
+                 "else 8)")
+      ->check(CLI::Range(-1, 1 << 30));
   app.add_option("--alpha", alpha,
                  "GPU: push -> pull when frontier edges > unvisited edges / alpha")
       ->check(CLI::PositiveNumber);
@@ -138,6 +143,7 @@ int main(int argc, char** argv) {
       gopt.alpha = alpha;
       gopt.beta = beta;
       gopt.device_loop = !no_device_loop;
+      gopt.host_levels = host_levels;
       gpu_bfs.emplace();
       gpu_bfs->setup(A, gopt);
       if (!root_list.empty()) gpu_bfs->search(root_list[0]);  // warm-up (module load, caches)
@@ -201,6 +207,7 @@ int main(int argc, char** argv) {
         depth = s.depth;
         steps = s.directions;
         run["device_loop"] = s.device_loop;
+        run["device_levels"] = s.device_levels;
         gpu_bfs->download(&parent, &level);  // outside the timed search
       }
 #endif

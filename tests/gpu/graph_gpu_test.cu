@@ -124,31 +124,34 @@ template <class V, class I, class O>
 void check_bfs_all(const NamedGraph& ng, bool force_general) {
   const auto m = ng.g.convert<V, I, O>();
   const auto A = m.view();
+  // Levels driven by the host before the device loop: none, two (the loop continues from the host
+  // path's state: queue or bitmaps, either parity), every level (device_loop off).
+  constexpr int kAllOnHost = -1;
+  const int host_levels[] = {0, 2, kAllOnHost};
   for (const gg::Direction dir :
        {gg::Direction::automatic, gg::Direction::push, gg::Direction::pull}) {
-    // The device loop and the host-driven levels: each checked, and the same levels taken.
-    gg::Bfs on_device, on_host;
+    gg::Bfs bfs[3];
     gg::BfsOptions opt;
     opt.direction = dir;
     opt.symmetric = ng.symmetric && !force_general;
-    on_device.setup(A, opt);
-    opt.device_loop = false;
-    on_host.setup(A, opt);
-    EXPECT_TRUE(on_device.index32());
+    for (int c = 0; c < 3; ++c) {
+      opt.device_loop = host_levels[c] != kAllOnHost;
+      opt.host_levels = host_levels[c] == kAllOnHost ? -1 : host_levels[c];
+      bfs[c].setup(A, opt);
+      EXPECT_TRUE(bfs[c].index32());
+    }
     for (const std::int64_t root : roots_of(ng.g)) {
       SCOPED_TRACE(ng.name + " root " + std::to_string(root) + " direction " +
                    gg::direction_name(dir) + (opt.symmetric ? " symmetric" : " general"));
       spmspv::BfsOptions hopt;
       hopt.direction = spmspv::BfsDirection::push;
       const auto h = spmspv::bfs(A, root, hopt);
-      std::string directions[2];
-      for (const bool device_loop : {true, false}) {
-        SCOPED_TRACE(device_loop ? "device loop" : "host-driven levels");
-        gg::Bfs& bfs = device_loop ? on_device : on_host;
-        const auto s = bfs.search(root);
-        EXPECT_EQ(s.device_loop, device_loop);
+      std::string directions[3];
+      for (int c = 0; c < 3; ++c) {
+        SCOPED_TRACE("host levels " + std::to_string(host_levels[c]));
+        const auto s = bfs[c].search(root);
         std::vector<std::int64_t> parent, level;
-        bfs.download(&parent, &level);
+        bfs[c].download(&parent, &level);
         EXPECT_EQ(spmspv::check_bfs_parents(A, root, parent), "");
         EXPECT_EQ(level, h.level);
         EXPECT_EQ(s.reached, h.reached);
@@ -156,12 +159,18 @@ void check_bfs_all(const NamedGraph& ng, bool force_general) {
         EXPECT_EQ(s.depth, h.depth);
         EXPECT_EQ(s.push_levels + s.pull_levels, static_cast<int>(s.directions.size()));
         // One letter per level, the last one finding nothing.
-        EXPECT_EQ(static_cast<int>(s.directions.size()), s.depth + 1);
+        const int levels = static_cast<int>(s.directions.size());
+        EXPECT_EQ(levels, s.depth + 1);
+        const int on_device =
+            host_levels[c] == kAllOnHost ? 0 : std::max(0, levels - host_levels[c]);
+        EXPECT_EQ(s.device_levels, on_device);
+        EXPECT_EQ(s.device_loop, on_device > 0);
         if (dir == gg::Direction::push) EXPECT_EQ(s.pull_levels, 0);
         if (dir == gg::Direction::pull) EXPECT_EQ(s.push_levels, 0);
-        directions[device_loop ? 0 : 1] = s.directions;
+        directions[c] = s.directions;
       }
-      EXPECT_EQ(directions[0], directions[1]);
+      EXPECT_EQ(directions[0], directions[2]);
+      EXPECT_EQ(directions[1], directions[2]);
     }
   }
 }
@@ -233,6 +242,36 @@ TEST(GraphGpuBfs, BadInput) {
   gg::BfsOptions bad;
   bad.alpha = 0;
   EXPECT_EQ(status_of([&] { other.setup(g.view(), bad); }), status::invalid_argument);
+  bad = {};
+  bad.host_levels = -2;
+  EXPECT_EQ(status_of([&] { other.setup(g.view(), bad); }), status::invalid_argument);
+}
+
+// The automatic hand-off (host_levels -1) on a graph of more than 2^20 edges and many levels:
+// consecutive layers of 8 vertices fully joined, undirected. The host drives the first 8 levels,
+// the device loop the rest; the answer is the host BFS's.
+TEST(GraphGpuBfs, AutomaticHandOffOnDeepLargeGraph) {
+  const std::int64_t layers = 12000, width = 8;
+  std::vector<std::pair<std::int64_t, std::int64_t>> e;
+  for (std::int64_t l = 0; l + 1 < layers; ++l)
+    for (std::int64_t a = 0; a < width; ++a)
+      for (std::int64_t b = 0; b < width; ++b) e.emplace_back(l * width + a, (l + 1) * width + b);
+  const Csr64 g = from_edges(layers * width, e, true);
+  ASSERT_GT(g.nnz(), std::int64_t(1) << 20);
+  gg::BfsOptions opt;
+  opt.symmetric = true;
+  gg::Bfs bfs;
+  bfs.setup(g.view(), opt);
+  const auto s = bfs.search(0);
+  EXPECT_TRUE(s.device_loop);
+  EXPECT_EQ(s.depth, layers - 1);
+  EXPECT_EQ(s.device_levels, static_cast<int>(s.directions.size()) - 8);
+  std::vector<std::int64_t> parent, level;
+  bfs.download(&parent, &level);
+  EXPECT_EQ(spmspv::check_bfs_parents(g.view(), 0, parent), "");
+  spmspv::BfsOptions hopt;
+  hopt.direction = spmspv::BfsDirection::push;
+  EXPECT_EQ(level, spmspv::bfs(g.view(), 0, hopt).level);
 }
 
 TEST(GraphGpuBfs, DenseSpmvBaselineLevels) {

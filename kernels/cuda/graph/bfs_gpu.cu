@@ -266,6 +266,13 @@ struct LoopState {
   long long push_total;  // out-edges of the frontier being pushed (loop_scan_chunks)
 };
 
+// BfsOptions::host_levels -1: graphs of at most this many stored edges run the device loop from
+// the root; larger ones after kAutoHostLevels host-driven levels. On one H100 (run AA) the loop
+// took 0.85-0.9x the host-driven search's time on the corpus graphs (10^4-10^6 edges, up to 2 005
+// levels) and 1.04-1.11x on Kronecker graphs of scale 16-21 (6-8 levels, 2·10^6-6·10^7 edges).
+constexpr long long kLoopFromStartEdges = 1ll << 20;
+constexpr int kAutoHostLevels = 8;
+
 // Chunk totals per thread of loop_scan_chunks' single block.
 constexpr int kScanItems = 8;
 
@@ -283,29 +290,6 @@ enum LevelForm : unsigned {
   to_bitmap_pull = 2,
   to_queue_push = 3
 };
-
-template <class I, class O>
-__global__ void loop_start(I root, O root_degree, I* parent, int* level, Frontiers<I, O> f,
-                           LoopState* st, long long n, long long nnz, double alpha, double beta,
-                           int direction) {
-  parent[root] = root;
-  level[root] = 0;
-  f.queue[0][0] = root;
-  f.degrees[0][0] = root_degree;
-  LoopState s{};
-  s.n = n;
-  s.nnz = nnz;
-  s.frontier = 1;
-  s.frontier_edges = s.visited_edges = static_cast<long long>(root_degree);
-  s.reached = 1;
-  s.alpha = alpha;
-  s.beta = beta;
-  s.depth = 1;
-  s.pulling = direction == static_cast<int>(Direction::pull);
-  s.as_queue = 1;
-  s.direction = direction;
-  *st = s;
-}
 
 // One thread: Beamer's rule as the host path applies it, the level's form into the switch.
 __global__ void loop_plan(LoopState* st, char* directions, cudaGraphConditionalHandle form) {
@@ -717,7 +701,6 @@ struct Engine final : EngineBase {
     HOLA_CUDA_CHECK(
         cudaMemsetAsync(level.get(), 0xff, static_cast<std::size_t>(n) * sizeof(int), stream));
     const O root_degree = host_row_ptr[root + 1] - host_row_ptr[root];
-    if (loop_exec) return search_on_device(root, root_degree, direction);
     int cur = 0;  // queue[cur] / bitmap[cur] hold the frontier
     init_search<I, O><<<1, 1, 0, stream>>>(static_cast<I>(root), root_degree, parent.as<I>(),
                                            level.as<int>(), queue[cur].as<I>(),
@@ -732,7 +715,34 @@ struct Engine final : EngineBase {
     s.reached = 1;
     bool as_queue = true;  // else bitmaps
     bool pulling = direction == Direction::pull;
+    // Levels driven from here before the device loop takes over (the loop's own cost per level
+    // is larger than a level's on a large graph of few levels, run AA).
+    const int host_levels = options.host_levels >= 0     ? options.host_levels
+                            : nnz <= kLoopFromStartEdges ? 0
+                                                         : kAutoHostLevels;
     for (int depth = 1; frontier > 0; ++depth) {
+      if (loop_exec && depth > host_levels) {
+        LoopState h{};
+        h.n = n;
+        h.nnz = nnz;
+        h.frontier = frontier;
+        h.prev_frontier = prev_frontier;
+        h.frontier_edges = frontier_edges;
+        h.visited_edges = visited_edges;
+        h.reached = s.reached;
+        h.alpha = options.alpha;
+        h.beta = options.beta;
+        h.depth = depth;
+        h.found_depth = s.depth;
+        h.cur = cur;
+        h.pulling = pulling;
+        h.as_queue = as_queue;
+        h.direction = static_cast<int>(direction);
+        h.push_levels = s.push_levels;
+        h.pull_levels = s.pull_levels;
+        continue_on_device(h, s);
+        return s;
+      }
       if (direction == Direction::automatic) {
         const double unvisited_edges = static_cast<double>(nnz - visited_edges);
         if (!pulling && static_cast<double>(frontier_edges) > unvisited_edges / options.alpha)
@@ -799,32 +809,32 @@ struct Engine final : EngineBase {
     return s;
   }
 
-  // The search as the device loop (parent and level already reset): one graph launch, then one
-  // read of the loop's state and of the levels' directions.
-  BfsStats search_on_device(std::int64_t root, O root_degree, Direction direction) {
+  // The rest of the search as the device loop, from the host path's state `h` (the frontier in
+  // the buffers of parity h.cur): one copy in, one graph launch, one copy out, then the letters of
+  // the levels the loop ran.
+  void continue_on_device(const LoopState& h, BfsStats& s) {
     LoopState* st = loop_state.as<LoopState>();
-    loop_start<I, O><<<1, 1, 0, stream>>>(static_cast<I>(root), root_degree, parent.as<I>(),
-                                          level.as<int>(), frontiers(), st, n, nnz, options.alpha,
-                                          options.beta, static_cast<int>(direction));
-    HOLA_CUDA_CHECK_LAUNCH("loop_start");
+    *host_loop = h;
+    HOLA_CUDA_CHECK(
+        cudaMemcpyAsync(st, host_loop, sizeof(LoopState), cudaMemcpyHostToDevice, stream));
     HOLA_CUDA_CHECK(cudaGraphLaunch(loop_exec, stream));
     HOLA_CUDA_CHECK(
         cudaMemcpyAsync(host_loop, st, sizeof(LoopState), cudaMemcpyDeviceToHost, stream));
     HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const LoopState& h = *host_loop;
-    BfsStats s;
-    s.root = root;
-    s.reached = h.reached;
-    s.edges = h.visited_edges;
-    s.depth = h.found_depth;
-    s.push_levels = h.push_levels;
-    s.pull_levels = h.pull_levels;
-    s.directions.resize(static_cast<std::size_t>(h.push_levels + h.pull_levels));
-    if (!s.directions.empty())
-      HOLA_CUDA_CHECK(cudaMemcpy(s.directions.data(), directions.get(), s.directions.size(),
-                                 cudaMemcpyDeviceToHost));
+    const LoopState& out = *host_loop;
+    const std::size_t before = s.directions.size(),
+                      after = static_cast<std::size_t>(out.push_levels + out.pull_levels);
+    s.device_levels = static_cast<int>(after - before);
+    s.reached = out.reached;
+    s.edges = out.visited_edges;
+    s.depth = out.found_depth;
+    s.push_levels = out.push_levels;
+    s.pull_levels = out.pull_levels;
+    s.directions.resize(after);
+    if (after > before)
+      HOLA_CUDA_CHECK(cudaMemcpy(s.directions.data() + before, directions.as<char>() + before,
+                                 after - before, cudaMemcpyDeviceToHost));
     s.device_loop = true;
-    return s;
   }
 
   void download(std::vector<std::int64_t>* parent_out,
@@ -870,6 +880,8 @@ void Bfs::setup(const CsrView<V, I, O>& A, const BfsOptions& options) {
                                     std::to_string(A.rows) + " x " + std::to_string(A.cols));
   if (!(options.alpha > 0) || !(options.beta > 0))
     fail(status::invalid_argument, "bfs (gpu): alpha and beta must be > 0");
+  if (options.host_levels < -1)
+    fail(status::invalid_argument, "bfs (gpu): host_levels must be >= -1");
   validate_csr(A);
   const std::int64_t n = A.rows, nnz = static_cast<std::int64_t>(A.row_ptr[A.rows]);
   const bool small_ids = n < (std::int64_t(1) << 31) - 1;

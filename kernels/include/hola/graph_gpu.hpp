@@ -34,11 +34,15 @@ struct BfsOptions {
   // pull -> push when the frontier shrinks below n / beta vertices.
   double alpha = 15.0;
   double beta = 18.0;
-  // The whole search as one CUDA graph, built at setup: a conditional while node per level, the
+  // The search as one CUDA graph, built at setup: a conditional while node per level, the
   // direction chosen and the level's kernels picked on the device (a switch node), so the host
   // waits once per search instead of once per level. Off (or refused by the driver): the host
-  // reads each level's counts and launches the next level.
+  // reads each level's counts and launches the next level, for the whole search.
   bool device_loop = true;
+  // Levels run host-driven before the device loop takes over (a large graph's first levels cost
+  // more than the round trip the loop saves; a high-diameter graph's many small levels do not).
+  // -1 (the default): 0 for graphs of at most 2^20 stored edges, else 8.
+  int host_levels = -1;
 };
 
 // What one search found (the parents and levels stay on the device until download()).
@@ -49,7 +53,8 @@ struct BfsStats {
   int depth = 0;             // levels after the root's
   int push_levels = 0, pull_levels = 0;
   std::string directions;    // one letter per level, 'P' push, 'B' bottom-up (pull)
-  bool device_loop = false;  // the search ran as the device loop (BfsOptions::device_loop)
+  bool device_loop = false;  // the device loop ran the last device_levels levels
+  int device_levels = 0;
 };
 
 #if defined(HOLA_ENABLE_CUDA)
