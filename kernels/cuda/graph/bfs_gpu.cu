@@ -545,40 +545,21 @@ struct Engine final : EngineBase {
     bool ok =
         cudaGraphCreate(&top, 0) == cudaSuccess &&
         cudaGraphConditionalHandleCreate(&more, top, 1, cudaGraphCondAssignDefault) == cudaSuccess;
-    cudaGraphNodeParams loop_params{};
-    loop_params.type = cudaGraphNodeTypeConditional;
-    loop_params.conditional.handle = more;
-    loop_params.conditional.type = cudaGraphCondTypeWhile;
-    loop_params.conditional.size = 1;
-    ok = ok && cudaGraphAddNode(&loop, top, nullptr, nullptr, 0, &loop_params) == cudaSuccess;
-    cudaGraph_t body = ok ? loop_params.conditional.phGraph_out[0] : nullptr;
+    cudaGraph_t body = nullptr, branches[4] = {};
+    ok = ok &&
+         detail::add_conditional_node(top, nullptr, more, cudaGraphCondTypeWhile, 1, &loop, &body);
     ok = ok && cudaGraphConditionalHandleCreate(&form, body, 0, 0) == cudaSuccess;
     LoopState* st = loop_state.as<LoopState>();
     char* dirs = directions.as<char>();
-    if (ok) {
-      void* plan_args[] = {&st, &dirs, &form};
-      cudaKernelNodeParams kp{};
-      kp.func = reinterpret_cast<void*>(&loop_plan);
-      kp.gridDim = dim3(1);
-      kp.blockDim = dim3(1);
-      kp.kernelParams = plan_args;
-      ok = cudaGraphAddKernelNode(&plan, body, nullptr, 0, &kp) == cudaSuccess;
-    }
-    cudaGraphNodeParams branch_params{};
-    branch_params.type = cudaGraphNodeTypeConditional;
-    branch_params.conditional.handle = form;
-    branch_params.conditional.type = cudaGraphCondTypeSwitch;
-    branch_params.conditional.size = 4;
-    ok = ok && cudaGraphAddNode(&branch, body, &plan, nullptr, 1, &branch_params) == cudaSuccess;
-    if (ok) {
-      void* finish_args[] = {&st, &more};
-      cudaKernelNodeParams kp{};
-      kp.func = reinterpret_cast<void*>(&loop_finish);
-      kp.gridDim = dim3(1);
-      kp.blockDim = dim3(1);
-      kp.kernelParams = finish_args;
-      ok = cudaGraphAddKernelNode(&finish, body, &branch, 1, &kp) == cudaSuccess;
-    }
+    void* plan_args[] = {&st, &dirs, &form};
+    void* finish_args[] = {&st, &more};
+    ok = ok &&
+         detail::add_single_thread_node(body, nullptr, reinterpret_cast<void*>(&loop_plan),
+                                        plan_args, &plan) &&
+         detail::add_conditional_node(body, plan, form, cudaGraphCondTypeSwitch, 4, &branch,
+                                      branches) &&
+         detail::add_single_thread_node(body, branch, reinterpret_cast<void*>(&loop_finish),
+                                        finish_args, &finish);
     const Frontiers<I, O> f = frontiers();
     const unsigned vgrid = vertex_grid(), wgrid = word_grid();
     const auto push = [&] {
@@ -595,8 +576,7 @@ struct Engine final : EngineBase {
                                                     level.as<int>(), st);
     };
     for (unsigned b = 0; ok && b < 4; ++b) {
-      ok = cudaStreamBeginCaptureToGraph(stream, branch_params.conditional.phGraph_out[b], nullptr,
-                                         nullptr, 0,
+      ok = cudaStreamBeginCaptureToGraph(stream, branches[b], nullptr, nullptr, 0,
                                          cudaStreamCaptureModeThreadLocal) == cudaSuccess;
       if (!ok) break;
       switch (b) {

@@ -82,6 +82,37 @@ __device__ __forceinline__ I claim(I* p, I desired) {
 }
 
 // Blocks that fill the device once for a grid-stride kernel of `block` threads.
+// Graph building for the device loops (BFS, PageRank). Each returns false when the driver refuses
+// the step (the caller then keeps its host-driven path).
+
+// A kernel node of one thread running func(*args...) after `dep` (null: no dependency).
+inline bool add_single_thread_node(cudaGraph_t graph, cudaGraphNode_t dep, void* func, void** args,
+                                   cudaGraphNode_t* node) {
+  cudaKernelNodeParams p{};
+  p.func = func;
+  p.gridDim = dim3(1);
+  p.blockDim = dim3(1);
+  p.kernelParams = args;
+  return cudaGraphAddKernelNode(node, graph, dep ? &dep : nullptr, dep ? 1 : 0, &p) == cudaSuccess;
+}
+
+// A conditional node (while: one body; switch: `size` bodies) on `handle` after `dep` (null: no
+// dependency); its bodies, owned by the node, into bodies[0 .. size).
+inline bool add_conditional_node(cudaGraph_t graph, cudaGraphNode_t dep,
+                                 cudaGraphConditionalHandle handle,
+                                 cudaGraphConditionalNodeType type, unsigned size,
+                                 cudaGraphNode_t* node, cudaGraph_t* bodies) {
+  cudaGraphNodeParams p{};
+  p.type = cudaGraphNodeTypeConditional;
+  p.conditional.handle = handle;
+  p.conditional.type = type;
+  p.conditional.size = size;
+  if (cudaGraphAddNode(node, graph, dep ? &dep : nullptr, nullptr, dep ? 1 : 0, &p) != cudaSuccess)
+    return false;
+  for (unsigned b = 0; b < size; ++b) bodies[b] = p.conditional.phGraph_out[b];
+  return true;
+}
+
 inline unsigned resident_blocks(int block) {
   const auto& info = cuda::current_device_info();
   const int per_sm = info.max_threads_per_sm > 0 ? info.max_threads_per_sm / block : 4;

@@ -388,31 +388,21 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
     probe.reset();
     cudaGraphConditionalHandle loop_handle = 0;
     cudaGraphNode_t gate = nullptr, loop = nullptr;
-    cudaGraphNodeParams loop_params{};
+    cudaGraph_t body = nullptr;
+    long long cap = max_it;
+    void* gate_args[] = {&state, &cap, &loop_handle};
     built = built && cudaGraphCreate(&g.graph, 0) == cudaSuccess &&
-            cudaGraphConditionalHandleCreate(&loop_handle, g.graph, 0, 0) == cudaSuccess;
-    if (built) {
-      long long cap = max_it;
-      void* gate_args[] = {&state, &cap, &loop_handle};
-      cudaKernelNodeParams gate_params{};
-      gate_params.func = reinterpret_cast<void*>(&pagerank_loop_gate);
-      gate_params.gridDim = dim3(1);
-      gate_params.blockDim = dim3(1);
-      gate_params.kernelParams = gate_args;
-      loop_params.type = cudaGraphNodeTypeConditional;
-      loop_params.conditional.handle = loop_handle;
-      loop_params.conditional.type = cudaGraphCondTypeWhile;
-      loop_params.conditional.size = 1;
-      built = cudaGraphAddKernelNode(&gate, g.graph, nullptr, 0, &gate_params) == cudaSuccess &&
-              cudaGraphAddNode(&loop, g.graph, &gate, nullptr, 1, &loop_params) == cudaSuccess;
-    }
-    built = built &&
+            cudaGraphConditionalHandleCreate(&loop_handle, g.graph, 0, 0) == cudaSuccess &&
+            detail::add_single_thread_node(
+                g.graph, nullptr, reinterpret_cast<void*>(&pagerank_loop_gate), gate_args, &gate) &&
+            detail::add_conditional_node(g.graph, gate, loop_handle, cudaGraphCondTypeWhile, 1,
+                                         &loop, &body) &&
             capture(
                 m.stream,
                 [&] {
                   for (int i = 0; i < k; ++i) queue_iteration(true, loop_handle);
                 },
-                loop_params.conditional.phGraph_out[0]) != nullptr &&
+                body) != nullptr &&
             cudaGraphInstantiate(&g.exec, g.graph, 0) == cudaSuccess;
     if (built) {
       HOLA_CUDA_CHECK(cudaGraphLaunch(g.exec, m.stream));
