@@ -189,9 +189,11 @@ TEST(SpmspvCalibration, SparseKernelOnlyWhenFasterThanDensifyByTheMargin) {
   EXPECT_EQ(select_calibrated_kernel(cross, 900, kAll, 1.2).kernel, gpu::Kernel::densify);
 }
 
-// The operator prepares its calibrations once at setup: the prepared curves must select exactly
-// as the per-call derivation does, on every size, with kernels missing at some probes, and with
-// densify not timed everywhere (times then absolute).
+// The operator prepares its calibrations once at setup. The prepared curves must pass through the
+// timings at the probes and interpolate linearly in log2 nnz_x between the probes where a kernel
+// was timed (computed here independently), with kernels missing at some probes and with densify
+// not timed everywhere (times then absolute: equal here, densify being 1 ms where timed); and a
+// calibration made by hand, prepared per call, must select alike.
 TEST(SpmspvCalibration, PreparedSelectsAsUnprepared) {
   auto r = slow(4);
   r[kMB] = {-2.0, -1.0, 0.5, 1.5};
@@ -207,15 +209,28 @@ TEST(SpmspvCalibration, PreparedSelectsAsUnprepared) {
     EXPECT_FALSE(c.prepared);
     EXPECT_EQ(prepared.relative, densify_everywhere == 1);
     EXPECT_EQ(prepared.points[kVD], 2);
-    // At the probes the curves pass through the timings (log2 of the ratio to densify).
+    // At the probes the curves pass through the timings (log2 of the ratio to densify, or of
+    // the time); between two probes where a kernel was timed they are the straight line.
     const std::int64_t sizes[4] = {1, 66, 6554, 65536};
-    if (densify_everywhere)
-      for (int p = 0; p < 4; ++p)
-        for (int k = 0; k < 4; ++k)
-          if (!std::isnan(r[k][p]))
-            EXPECT_NEAR(select_calibrated_kernel(prepared, sizes[p], kAll, 1.0).predicted[k],
-                        r[k][p], 1e-12)
-                << "kernel " << k << " probe " << p;
+    const auto predicted = [&](std::int64_t n, int k) {
+      return select_calibrated_kernel(prepared, n, kAll, 1.0).predicted[k];
+    };
+    for (int k = 0; k < 4; ++k) {
+      int last = -1;  // the previous probe where k was timed
+      for (int p = 0; p < 4; ++p) {
+        if (std::isnan(r[k][p])) continue;
+        EXPECT_NEAR(predicted(sizes[p], k), r[k][p], 1e-12) << "kernel " << k << " probe " << p;
+        if (last >= 0)
+          for (const std::int64_t n :
+               {sizes[last] + 1, (sizes[last] + sizes[p]) / 2, sizes[p] - 1}) {
+            const double at = (std::log2(static_cast<double>(n)) - std::log2(sizes[last])) /
+                              (std::log2(sizes[p]) - std::log2(sizes[last]));
+            EXPECT_NEAR(predicted(n, k), r[k][last] + (r[k][p] - r[k][last]) * at, 1e-12)
+                << "kernel " << k << " nnz_x " << n;
+          }
+        last = p;
+      }
+    }
     for (std::int64_t n = 1; n <= 200000; n = n * 3 / 2 + 1)
       for (double margin : {1.0, 1.2}) {
         const GpuSelection a = select_calibrated_kernel(c, n, kAll, margin);
