@@ -20,8 +20,9 @@ KernelInfo info_of(const KernelFamily& f) {
           f.setup_data()};
 }
 
-// "auto" is no family: the Operator resolves it (plugin/src/selector.cpp). Deterministic T only
-// where the chosen kernel has it (the CPU kernel; no GPU kernel yet).
+// "auto" is no family: the Operator resolves it (plugin/src/selector.cpp). In deterministic mode
+// a pick without a deterministic op makes way for the first kernel of the table that has it (op T:
+// the row kernels' column gather).
 const KernelInfo& auto_info() {
   static const KernelInfo info{"auto",
                                "chosen per matrix from its features (docs/kernels.md)",
@@ -29,7 +30,7 @@ const KernelInfo& auto_info() {
                                true,
                                true,
                                true,
-                               false,
+                               true,
                                true,
                                true};
   return info;

@@ -37,6 +37,8 @@ struct Settings {
   int check_every = 0;  // hola::graph::gpu::PageRankOptions's default: chosen per run
   bool use_graph = true;
   bool device_loop = true;
+  bool predict_tail = true;
+  int runs = 3;  // timed GPU runs; the median by time is reported
   int reps = 20;
   bool compare = true;
 };
@@ -58,7 +60,8 @@ std::pair<double, double> rank_difference(const std::vector<double>& a,
 std::string run_path(const hola::graph::gpu::PageRankRun& r) {
   if (r.device_loop)
     return "device loop over chunks of " + std::to_string(r.check_every) +
-           ": one CUDA graph that the device ends";
+           ": one CUDA graph that the device ends" +
+           (r.single_passes > 0 ? ", " + std::to_string(r.single_passes) + " passes of one" : "");
   return "chunks of " + std::to_string(r.check_every) +
          (r.used_graph ? ", as a CUDA graph after the first" : ", plain launches");
 }
@@ -77,6 +80,7 @@ std::vector<double> run_gpu(const hola::gen::Csr64& g, const Settings& s, nlohma
   opt.check_every = s.check_every;
   opt.use_graph = s.use_graph;
   opt.device_loop = s.device_loop;
+  opt.predict_tail = s.predict_tail;
   opt.personalization = s.host.personalization;
   hola::graph::gpu::PageRank<V, I, O> pr;
   pr.setup(A, opt);
@@ -97,7 +101,13 @@ std::vector<double> run_gpu(const hola::gen::Csr64& g, const Settings& s, nlohma
   };
   const auto step = product(spmv_auto);
   pr.run(step);  // warm-up: module load, first touch
-  const auto r = pr.run(step);
+  std::vector<hola::graph::gpu::PageRankRun> runs;
+  for (int i = 0; i < s.runs; ++i) runs.push_back(pr.run(step));
+  std::vector<double> run_seconds;
+  for (const auto& one : runs) run_seconds.push_back(one.seconds);
+  std::sort(runs.begin(), runs.end(),
+            [](const auto& a, const auto& b) { return a.seconds < b.seconds; });
+  const auto r = runs[runs.size() / 2];  // the median run by time
   const std::vector<double> rank = pr.download_rank();
   // One SpMV on P alone, x = the final rank, y = PageRank's product vector (CUDA events).
   const V* x = pr.rank_device();
@@ -108,15 +118,17 @@ std::vector<double> run_gpu(const hola::gen::Csr64& g, const Settings& s, nlohma
   const double cusparse_ms = hola::graph::gpu::time_on_stream(
       [&](void* st) { cusparse_step(x, y, st); }, pr.stream(), 5, s.reps);
   std::printf(
-      "gpu (%s, %s): %d iterations (%d queued), last L1 change %.3e, %.4f ms per queued "
-      "iteration (%s)\n",
+      "gpu (%s, %s): %d iterations (%d queued), last L1 change %.3e, %.3f ms (median of %d "
+      "runs), %.4f ms per queued iteration (%s)\n",
       hola::gpu::device_name().c_str(), sizeof(V) == 4 ? "float" : "double", r.iterations,
-      r.iterations_run, r.change, r.ms_per_iteration, run_path(r).c_str());
+      r.iterations_run, r.change, r.seconds * 1e3, s.runs, r.ms_per_iteration, run_path(r).c_str());
   std::printf(
-      "one SpMV on P: Operator auto (%s) %.4f ms, cuSPARSE %.4f ms; iteration / auto SpMV = "
-      "%.3f, iteration / cuSPARSE SpMV = %.3f\n",
+      "one SpMV on P: Operator auto (%s) %.4f ms, cuSPARSE %.4f ms; queued iteration / auto "
+      "SpMV = %.3f, applied iteration / auto SpMV = %.3f, queued iteration / cuSPARSE SpMV = "
+      "%.3f\n",
       spmv_auto.kernel_name(hola::Op::N).c_str(), auto_ms, cusparse_ms,
       auto_ms > 0 ? r.ms_per_iteration / auto_ms : 0.0,
+      auto_ms > 0 && r.iterations > 0 ? r.seconds * 1e3 / r.iterations / auto_ms : 0.0,
       cusparse_ms > 0 ? r.ms_per_iteration / cusparse_ms : 0.0);
   j["gpu"] = hola::gpu::device_name();
   j["precision"] = sizeof(V) == 4 ? "float" : "double";
@@ -128,6 +140,12 @@ std::vector<double> run_gpu(const hola::gen::Csr64& g, const Settings& s, nlohma
   j["used_graph"] = r.used_graph;
   j["device_loop"] = r.device_loop;
   j["seconds"] = r.seconds;
+  j["run_seconds"] = run_seconds;
+  j["single_passes"] = r.single_passes;
+  j["predict_tail"] = s.predict_tail;
+  j["ms_per_applied_iteration"] = r.iterations > 0 ? r.seconds * 1e3 / r.iterations : 0.0;
+  j["applied_iteration_over_auto_spmv"] =
+      auto_ms > 0 && r.iterations > 0 ? r.seconds * 1e3 / r.iterations / auto_ms : 0.0;
   j["check_every"] = s.check_every;
   j["check_every_used"] = r.check_every;
   j["spmv_auto_kernel"] = spmv_auto.kernel_name(hola::Op::N);
@@ -176,6 +194,12 @@ int main(int argc, char** argv) {
   app.add_flag("--no-device-loop", no_device_loop,
                "GPU: chunks of --check-every iterations read by the host, not one graph that the "
                "device ends");
+  bool no_predict_tail = false;
+  app.add_flag("--no-predict-tail", no_predict_tail,
+               "GPU device loop: always passes of k iterations (no single-iteration passes "
+               "near the predicted end)");
+  app.add_option("--runs", set.runs, "GPU: timed PageRank runs after a warm-up (the median)")
+      ->check(CLI::Range(1, 1000));
   app.add_option("--reps", set.reps, "GPU: timed repetitions of the single SpMV (median)")
       ->check(CLI::Range(1, 10000));
   app.add_flag("--no-compare", no_compare, "GPU: skip the comparison with the host pagerank");
@@ -208,6 +232,7 @@ int main(int argc, char** argv) {
     set.compare = !no_compare;
     set.use_graph = !no_graph;
     set.device_loop = !no_device_loop;
+    set.predict_tail = !no_predict_tail;
     if (!personal.empty()) {
       opt.personalization.assign(static_cast<std::size_t>(g.rows), 0.0);
       for (auto v : personal) {

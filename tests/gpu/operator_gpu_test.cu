@@ -347,7 +347,7 @@ TEST(OperatorGpu, DeterministicAutoIsNotRaced) {
       << op.selection_reason();
 }
 
-TEST(OperatorGpu, DeterministicModeIsReproducibleAndRefusesAtomicTransposes) {
+TEST(OperatorGpu, DeterministicModeIsReproducibleInBothOps) {
   PlacedMatrix<DeviceMemory, double, std::int32_t, std::int32_t> M(gen::rmat(12, 8, 9));
   OperatorOptions o;
   o.kernel = "hola";
@@ -371,11 +371,31 @@ TEST(OperatorGpu, DeterministicModeIsReproducibleAndRefusesAtomicTransposes) {
       EXPECT_EQ(std::memcmp(first.data(), y.data(), y.size() * sizeof(double)), 0);
     }
   }
-  // No GPU kernel does op T without floating-point atomics: a clear error at apply.
-  EXPECT_EQ(status_of([&] {
-              op.apply(Op::T, 1.0, {dx.get(), n}, 0.0, {dy.get(), n});
-            }),
-            status::unsupported);
+  // hola's op T uses atomics: the first kernel of the table with a deterministic op T (the row
+  // kernels' column gather) takes it, and says so.
+  EXPECT_EQ(op.kernel_name(Op::T), "scalar");
+  EXPECT_NE(op.selection_reason().find("cannot do op T deterministically"), std::string::npos)
+      << op.selection_reason();
+  for (int run = 0; run < 5; ++run) {
+    op.apply(Op::T, 1.0, {dx.get(), n}, 0.0, {dy.get(), n});
+    DeviceMemory::sync();
+    const std::vector<double> y = dy.download();
+    if (run == 0) {
+      first = y;
+      EXPECT_TRUE(matches_reference(Op::T, 1.0, M.host.view(), x, 0.0, {}, y));
+    } else {
+      EXPECT_EQ(std::memcmp(first.data(), y.data(), y.size() * sizeof(double)), 0);
+    }
+  }
+  // auto in deterministic mode: op T as well.
+  OperatorOptions a;
+  a.deterministic = true;
+  Operator<double, std::int32_t, std::int32_t> op_auto(a);
+  op_auto.setup(M.view());
+  op_auto.apply(Op::T, 1.0, {dx.get(), n}, 0.0, {dy.get(), n});
+  DeviceMemory::sync();
+  EXPECT_TRUE(matches_reference(Op::T, 1.0, M.host.view(), x, 0.0, {}, dy.download()))
+      << op_auto.kernel_name(Op::T);
 }
 
 TEST(OperatorGpu, InvalidDeviceCsrIsRejectedOnTheGpu) {

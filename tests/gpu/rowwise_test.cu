@@ -1,6 +1,6 @@
 // Row-wise kernels (make_scalar, make_vector, make_vector_adaptive, make_vector_adaptive_forced)
 // on the device: every type combination over the generated families and the real matrices,
-// every adaptive width forced, deterministic mode (op N bitwise reproducible, op T refused), a
+// every adaptive width forced, deterministic mode (op N and op T bitwise reproducible), a
 // non-default stream, block sizes at both ends and many applies queued back to back; op T both as
 // the one-launch gather of small matrices and as the atomic scatter.
 #include <cuda_runtime_api.h>
@@ -166,12 +166,36 @@ TYPED_TEST(RowwiseTest, BlockSizes) {
   }
 }
 
+// Deterministic mode: op N and op T (the column gather, at every size) on every family, first and
+// repeated applies, NaN-poisoned outputs, beta 0.
 TYPED_TEST(RowwiseTest, DeterministicMode) {
   HOLA_TYPES;
   for (KernelFactory<V, I, O> make : {&gpu::make_scalar<V, I, O>, &gpu::make_vector<V, I, O>,
                                       &gpu::make_vector_adaptive<V, I, O>}) {
-    SCOPED_TRACE(make(deterministic_options())->name());
-    check_deterministic_against_default<V, I, O>(make);
+    const auto det = make(deterministic_options());
+    SCOPED_TRACE(det->name());
+    EXPECT_TRUE(det->deterministic());
+    EXPECT_TRUE(det->supports(Op::N));
+    EXPECT_TRUE(det->supports(Op::T));
+    EXPECT_FALSE(make({})->deterministic());
+    check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make, deterministic_options());
+  }
+}
+
+// Op T in deterministic mode, run ten times: right, and bitwise equal each time. The matrices are
+// above the gather's default size limit (2^18 nonzeros: beyond it the default mode scatters with
+// atomics), and two have columns long enough to be summed in chunks (a dense column of 3·10^5
+// entries; R-MAT hubs).
+TYPED_TEST(RowwiseTest, BitwiseReproducibleOpT) {
+  HOLA_TYPES;
+  std::vector<NamedMatrix> corpus = irregular();
+  corpus.push_back({"arrow 300k", gen::arrow(300000)});
+  corpus.push_back({"single column 10^6", gen::single_column(1000000, 43)});
+  for (const NamedMatrix& m : corpus) {
+    ASSERT_GT(m.A.nnz(), std::int64_t(1) << 18) << m.name;
+    for (KernelFactory<V, I, O> make :
+         {&gpu::make_scalar<V, I, O>, &gpu::make_vector_adaptive<V, I, O>})
+      expect_bitwise_reproducible<V, I, O>(m.name, m.A, make, deterministic_options(), 10, Op::T);
   }
 }
 
@@ -220,6 +244,11 @@ TYPED_TEST(RowwiseTest, NamesWorkspaceAndBadOptions) {
       (workspace_after_transpose<V, I, O>(small, gpu::make_vector_adaptive<V, I, O>, scatter)), 0u);
   EXPECT_EQ((workspace_after_setup<V, I, O>(small, gpu::make_vector_adaptive<V, I, O>,
                                             deterministic_options())),
+            0u);
+  // Deterministic mode: the column index at any size, even with the gather's limit at 0.
+  KernelOptions det_no_limit = deterministic_options();
+  det_no_limit.gather_transpose_max_nnz = 0;
+  EXPECT_GT((workspace_after_transpose<V, I, O>(small, gpu::make_scalar<V, I, O>, det_no_limit)),
             0u);
   // (Extra parentheses: the template argument commas would split the macro arguments.)
   EXPECT_THROW((gpu::make_scalar<V, I, O>(kernel_config(48, 0))), hola::error);

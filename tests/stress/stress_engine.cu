@@ -424,6 +424,11 @@ class Case {
       apply(static_cast<V>(alpha), x_.ptr, static_cast<V>(beta),
             beta == 0.0 ? nullptr : (in_place ? y_.ptr : y_in_.ptr), y_.ptr, ny, s);
       STRESS_CUDA(cudaStreamSynchronize(s));
+    } catch (const hola::error& e) {
+      cudaStreamSynchronize(s);
+      f.error = e.what();
+      f.out_of_memory = e.code() == status::out_of_memory;
+      return f;
     } catch (const std::exception& e) {
       cudaStreamSynchronize(s);
       f.error = e.what();
@@ -540,9 +545,10 @@ void run_typed(const MatrixSpec& spec, const Buffer<std::int64_t>& off64, std::i
     for (Prepared& p : prepared) {
       if (!p.refused.empty()) continue;
       if (op == Op::T && p.op && p.op->kernel_name(Op::T).empty()) continue;  // deterministic
+      bool out_of_memory = false;
       for (double beta : opt.betas)
         for (int stream : opt.streams)
-          for (int rep = 0; rep < opt.repeats; ++rep) {
+          for (int rep = 0; rep < opt.repeats && !out_of_memory; ++rep) {
             Failure f =
                 c.check(op, opt.alpha, beta, stream == 1,
                         [&](V alpha, const V* x, V b, const V* y_in, V* y, std::int64_t ny,
@@ -559,6 +565,15 @@ void run_typed(const MatrixSpec& spec, const Buffer<std::int64_t>& off64, std::i
                         });
             ++result.checks;
             if (f.bad == 0 && f.error.empty()) continue;
+            if (f.out_of_memory) {
+              // Not a wrong answer: the device cannot hold what this op needs beside every
+              // other run's data (deterministic op T: a column index per Operator). Reported
+              // as a refusal; this run's remaining checks of the op are skipped.
+              result.refusals.push_back(p.run.label() + " op " + op_name(op) + ": " + f.error);
+              --result.checks;
+              out_of_memory = true;
+              continue;
+            }
             std::ostringstream what;
             what << p.run.label() << " op " << op_name(op) << " beta " << beta
                  << (stream ? " non-blocking" : " default-stream") << " apply " << rep + 1;

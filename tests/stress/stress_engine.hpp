@@ -83,7 +83,8 @@ struct Failure {
   std::int64_t bad = 0;
   std::int64_t first_bad = -1;
   double got = 0, want = 0;
-  std::string error;  // an exception where a result was expected
+  std::string error;           // an exception where a result was expected
+  bool out_of_memory = false;  // that exception was status::out_of_memory
 };
 
 struct CaseResult {

@@ -671,10 +671,8 @@ struct Engine final : EngineBase {
            "bfs (gpu): root " + std::to_string(root) + " outside [0, " + std::to_string(n) + ")");
     const long long words = (n + 31) / 32;
     const unsigned grid = detail::resident_blocks(kBlock);
-    const unsigned word_grid = std::min<unsigned>(grid, cuda::div_up(words * 32, kBlock));
+    const unsigned wgrid = word_grid();
     Counters* dc = counters.as<Counters>();
-    const I* in_p_idx = options.symmetric ? col_idx.as<I>() : in_idx.as<I>();
-    const O* in_p_ptr = options.symmetric ? row_ptr.as<O>() : in_ptr.as<O>();
 
     HOLA_CUDA_CHECK(
         cudaMemsetAsync(parent.get(), 0xff, static_cast<std::size_t>(n) * sizeof(I), stream));
@@ -733,7 +731,7 @@ struct Engine final : EngineBase {
       }
       if (pulling && as_queue) {
         visited_from_parent<I>
-            <<<word_grid, kBlock, 0, stream>>>(parent.as<I>(), n, visited.as<unsigned>());
+            <<<wgrid, kBlock, 0, stream>>>(parent.as<I>(), n, visited.as<unsigned>());
         HOLA_CUDA_CHECK_LAUNCH("visited_from_parent");
         HOLA_CUDA_CHECK(cudaMemsetAsync(
             bitmap[cur].get(), 0, static_cast<std::size_t>(words) * sizeof(unsigned), stream));
@@ -745,17 +743,17 @@ struct Engine final : EngineBase {
       } else if (!pulling && !as_queue) {
         // The count lands in the second counter slot: the frontier size is already known.
         HOLA_CUDA_CHECK(cudaMemsetAsync(dc + 1, 0, sizeof(Counters), stream));
-        queue_from_bitmap<I, O>
-            <<<word_grid, kBlock, 0, stream>>>(bitmap[cur].as<unsigned>(), n, row_ptr.as<O>(),
-                                               queue[cur].as<I>(), degrees[cur].as<O>(), dc + 1);
+        queue_from_bitmap<I, O><<<wgrid, kBlock, 0, stream>>>(bitmap[cur].as<unsigned>(), n,
+                                                              row_ptr.as<O>(), queue[cur].as<I>(),
+                                                              degrees[cur].as<O>(), dc + 1);
         HOLA_CUDA_CHECK_LAUNCH("queue_from_bitmap");
         as_queue = true;
       }
       HOLA_CUDA_CHECK(cudaMemsetAsync(dc, 0, sizeof(Counters), stream));
       const int nxt = 1 - cur;
       if (pulling) {
-        pull_level<I, O><<<word_grid, kBlock, 0, stream>>>(
-            in_p_ptr, in_p_idx, row_ptr.as<O>(), n, bitmap[cur].as<unsigned>(),
+        pull_level<I, O><<<wgrid, kBlock, 0, stream>>>(
+            in_offsets(), in_indices(), row_ptr.as<O>(), n, bitmap[cur].as<unsigned>(),
             bitmap[nxt].as<unsigned>(), visited.as<unsigned>(), parent.as<I>(), level.as<int>(),
             depth, dc);
         HOLA_CUDA_CHECK_LAUNCH("pull_level");

@@ -4,7 +4,10 @@
 // matrices of about 10^4 rows the launches, not the memory traffic, set the time of a product, so
 // the second launch costs about as much as the product itself. The gather sums each column in a
 // fixed order (no atomics) and reads A's values in place through the index: new values need no
-// rebuild.
+// rebuild. In deterministic mode it is the row kernels' op T at every size (the atomic scatter is
+// not reproducible): slower than the scatter on large irregular matrices (the values are read out
+// of order, 32 bytes a sector for 8), but reproducible, on the GPU and without a transposed copy
+// of the values.
 // Internal header of the rowwise family.
 #pragma once
 
@@ -229,17 +232,18 @@ GatherFn<V, I, O> gather_columns_fn(int width) {
 template <class V, class I, class O>
 class GatherTranspose {
  public:
-  // Plans the gather when the matrix qualifies (op T allowed, 1 to the limit of nonzeros, A's
-  // rows fit I); drops any index of an earlier structure.
+  // Plans the gather when the matrix qualifies (1 to the limit of nonzeros, or any number in
+  // deterministic mode; A's rows fit I); drops any index of an earlier structure.
   void setup(const CsrView<V, I, O>& A, const KernelOptions& options, int threads_per_block) {
     active_ = false;
     built_ = false;
     const std::int64_t limit = options.gather_transpose_max_nnz < 0
                                    ? kGatherTransposeDefaultMaxNnz
                                    : options.gather_transpose_max_nnz;
-    const bool rows_fit =
+    rows_fit_ =
         A.rows == 0 || A.rows - 1 <= static_cast<std::int64_t>(std::numeric_limits<I>::max());
-    if (options.deterministic || A.nnz == 0 || A.nnz > limit || A.cols == 0 || !rows_fit) {
+    const bool within_limit = options.deterministic || A.nnz <= limit;
+    if (A.nnz == 0 || !within_limit || A.cols == 0 || !rows_fit_) {
       index_ = ColumnIndex<I, O>{};
       return;
     }
@@ -251,6 +255,8 @@ class GatherTranspose {
   }
 
   bool active() const { return active_; }
+  // False when A's row numbers do not fit I, the index's row type: no gather at any size.
+  bool rows_fit() const { return rows_fit_; }
   std::size_t bytes() const {
     return built_ ? index_.bytes() + chunk_.bytes() + long_column_.bytes() + chunk_sum_.bytes() +
                         chunks_done_.bytes()
@@ -365,6 +371,7 @@ class GatherTranspose {
   std::int64_t chunks_ = 0;
   O chunked_from_ = std::numeric_limits<O>::max();
   bool active_ = false;
+  bool rows_fit_ = true;
   bool built_ = false;
   GatherFn<V, I, O> fn_ = nullptr;
   int width_ = kWarpSize;

@@ -242,9 +242,12 @@ template <class V, class I, class O>
 class RowKernelBase : public SpmvKernel<V, I, O> {
  public:
   std::string name() const override { return name_; }
-  bool supports(Op op) const override { return op == Op::N || !options_.deterministic; }
-  // Op N is always bitwise reproducible; op T (atomics) is offered only when determinism was
-  // not asked for, so every op the kernel supports is deterministic exactly when asked.
+  bool supports(Op op) const override {
+    return op == Op::N || !options_.deterministic || deterministic_transpose_;
+  }
+  // Op N is always bitwise reproducible; op T is offered in deterministic mode only by a kernel
+  // with an atomic-free transpose (deterministic_transpose_), so every op the kernel supports is
+  // deterministic exactly when asked.
   bool deterministic() const override { return options_.deterministic; }
 
   void set_values(const V* values) override {
@@ -327,8 +330,21 @@ class RowKernelBase : public SpmvKernel<V, I, O> {
     return true;
   }
 
+  // Before an atomic op T scatter: refused in deterministic mode. The row kernels' deterministic
+  // op T is their column gather, which takes every matrix whose row numbers fit I; this is the
+  // rest.
+  void refuse_scatter_if_deterministic() const {
+    if (options_.deterministic && A_.nnz > 0)
+      fail(status::unsupported,
+           name_ +
+               ": op T in deterministic mode is a column gather, whose index holds row "
+               "numbers in the column index type; " +
+               std::to_string(A_.rows) + " rows do not fit it");
+  }
+
   KernelOptions options_;
   std::string name_;
+  bool deterministic_transpose_ = false;  // op T without atomics in deterministic mode
   int threads_per_block_ = kDefaultThreadsPerBlock;
   CsrView<V, I, O> A_{};
   bool ready_ = false;

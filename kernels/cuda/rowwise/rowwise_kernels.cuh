@@ -4,8 +4,8 @@
 //  - vector_adaptive: Width = 2, 4, 8, 16 or 32 lanes per row, picked at setup from the mean
 //    row length with CUSP's rule (see adaptive_lanes_per_row).
 // Op N sums each row in a fixed order: bitwise reproducible. Op T scatters with atomicAdd into y
-// pre-scaled by beta: not reproducible, so it is not offered when options.deterministic is set.
-// On small matrices op T is one gather launch instead (gather_transpose.cuh).
+// pre-scaled by beta: not reproducible. On small matrices, and at every size in deterministic
+// mode, op T is one gather launch over a column index instead (gather_transpose.cuh).
 // Included by the instantiation files rowwise_*.cu only.
 #pragma once
 
@@ -76,7 +76,9 @@ class ScalarKernel final : public RowKernelBase<V, I, O> {
   using Base = RowKernelBase<V, I, O>;
 
  public:
-  explicit ScalarKernel(const KernelOptions& options) : Base(options, "scalar") {}
+  explicit ScalarKernel(const KernelOptions& options) : Base(options, "scalar") {
+    this->deterministic_transpose_ = true;  // the column gather
+  }
 
   void setup(const CsrView<V, I, O>& A, void* /*stream*/) override {
     this->take_view(A);
@@ -103,6 +105,7 @@ class ScalarKernel final : public RowKernelBase<V, I, O> {
     } else {
       if (A.cols == 0) return;
       if (gather_.active()) return gather_.apply(A, alpha, x, beta, y_in, y_out, s);
+      this->refuse_scatter_if_deterministic();
       this->scale_transpose_output(beta, y_in, y_out, nullptr, s);
       if (A.rows == 0 || A.nnz == 0) return;
       scalar_rows_kernel<true, false, V, I, O><<<grid_, this->threads_per_block_, 0, s>>>(a);
@@ -123,7 +126,9 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
 
  public:
   VectorKernel(const KernelOptions& options, std::string name, int lanes_per_row)
-      : Base(options, std::move(name)), forced_width_(lanes_per_row) {}
+      : Base(options, std::move(name)), forced_width_(lanes_per_row) {
+    this->deterministic_transpose_ = true;  // the column gather
+  }
 
   void setup(const CsrView<V, I, O>& A, void* /*stream*/) override {
     this->take_view(A);
@@ -149,6 +154,7 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
     } else {
       if (A.cols == 0) return;
       if (gather_.active()) return gather_.apply(A, alpha, x, beta, y_in, y_out, s);
+      this->refuse_scatter_if_deterministic();
       this->scale_transpose_output(beta, y_in, y_out, nullptr, s);
       if (A.rows == 0 || A.nnz == 0) return;
       t_fn_<<<grid_, this->threads_per_block_, 0, s>>>(a);

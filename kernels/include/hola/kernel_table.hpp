@@ -94,12 +94,12 @@ HOLA_GPU_ROW(Merge, "merge", "merge-path SpMV with deterministic carry fix-up", 
              gpu::make_merge<V, I, O>(options));
 HOLA_GPU_ROW(Light, "light", "LightSpMV: persistent grid, dynamic rows through an atomic counter",
              n, mixed, kept, gpu::make_light<V, I, O>(options));
-HOLA_GPU_ROW(Scalar, "scalar", "one thread per row", n, mixed, none,
+HOLA_GPU_ROW(Scalar, "scalar", "one thread per row", n_and_t, mixed, none,
              gpu::make_scalar<V, I, O>(options));
-HOLA_GPU_ROW(Vector, "vector", "one warp per row", n, mixed, none,
+HOLA_GPU_ROW(Vector, "vector", "one warp per row", n_and_t, mixed, none,
              gpu::make_vector<V, I, O>(options));
-HOLA_GPU_ROW(VectorAdaptive, "vector-adaptive", "2-32 lanes per row from the mean row length", n,
-             mixed, none, gpu::make_vector_adaptive<V, I, O>(options));
+HOLA_GPU_ROW(VectorAdaptive, "vector-adaptive", "2-32 lanes per row from the mean row length",
+             n_and_t, mixed, none, gpu::make_vector_adaptive<V, I, O>(options));
 HOLA_GPU_ROW(Cusparse, "cusparse", "cuSPARSE cusparseSpMV CSR_ALG1", none, equal, kept,
              gpu::make_cusparse<V, I, O>(options, 1));
 HOLA_GPU_ROW(CusparseAlg2, "cusparse-alg2", "cuSPARSE cusparseSpMV CSR_ALG2 (deterministic op N)",
