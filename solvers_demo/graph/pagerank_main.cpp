@@ -37,7 +37,6 @@ struct Settings {
   int check_every = 0;  // hola::graph::gpu::PageRankOptions's default: chosen per run
   bool use_graph = true;
   bool device_loop = true;
-  bool predict_tail = true;
   int runs = 3;  // timed GPU runs; the median by time is reported
   int reps = 20;
   bool compare = true;
@@ -60,8 +59,7 @@ std::pair<double, double> rank_difference(const std::vector<double>& a,
 std::string run_path(const hola::graph::gpu::PageRankRun& r) {
   if (r.device_loop)
     return "device loop over chunks of " + std::to_string(r.check_every) +
-           ": one CUDA graph that the device ends" +
-           (r.single_passes > 0 ? ", " + std::to_string(r.single_passes) + " passes of one" : "");
+           ": one CUDA graph that the device ends";
   return "chunks of " + std::to_string(r.check_every) +
          (r.used_graph ? ", as a CUDA graph after the first" : ", plain launches");
 }
@@ -80,7 +78,6 @@ std::vector<double> run_gpu(const hola::gen::Csr64& g, const Settings& s, nlohma
   opt.check_every = s.check_every;
   opt.use_graph = s.use_graph;
   opt.device_loop = s.device_loop;
-  opt.predict_tail = s.predict_tail;
   opt.personalization = s.host.personalization;
   hola::graph::gpu::PageRank<V, I, O> pr;
   pr.setup(A, opt);
@@ -141,8 +138,6 @@ std::vector<double> run_gpu(const hola::gen::Csr64& g, const Settings& s, nlohma
   j["device_loop"] = r.device_loop;
   j["seconds"] = r.seconds;
   j["run_seconds"] = run_seconds;
-  j["single_passes"] = r.single_passes;
-  j["predict_tail"] = s.predict_tail;
   j["ms_per_applied_iteration"] = r.iterations > 0 ? r.seconds * 1e3 / r.iterations : 0.0;
   j["applied_iteration_over_auto_spmv"] =
       auto_ms > 0 && r.iterations > 0 ? r.seconds * 1e3 / r.iterations / auto_ms : 0.0;
@@ -194,10 +189,6 @@ int main(int argc, char** argv) {
   app.add_flag("--no-device-loop", no_device_loop,
                "GPU: chunks of --check-every iterations read by the host, not one graph that the "
                "device ends");
-  bool no_predict_tail = false;
-  app.add_flag("--no-predict-tail", no_predict_tail,
-               "GPU device loop: always passes of k iterations (no single-iteration passes "
-               "near the predicted end)");
   app.add_option("--runs", set.runs, "GPU: timed PageRank runs after a warm-up (the median)")
       ->check(CLI::Range(1, 1000));
   app.add_option("--reps", set.reps, "GPU: timed repetitions of the single SpMV (median)")
@@ -232,7 +223,6 @@ int main(int argc, char** argv) {
     set.compare = !no_compare;
     set.use_graph = !no_graph;
     set.device_loop = !no_device_loop;
-    set.predict_tail = !no_predict_tail;
     if (!personal.empty()) {
       opt.personalization.assign(static_cast<std::size_t>(g.rows), 0.0);
       for (auto v : personal) {

@@ -297,7 +297,6 @@ struct PageRankCase {
   int check_every = 0;
   bool device_loop = true;
   bool capturable = true;  // false: the SpMV synchronizes its stream, which a capture refuses
-  bool predict_tail = true;
 };
 
 // GPU PageRank with an Operator "auto" SpMV against the host pagerank.
@@ -317,7 +316,6 @@ void check_pagerank(const Csr64& g, const std::vector<double>& personalization, 
   opt.personalization = personalization;
   opt.check_every = c.check_every;
   opt.device_loop = c.device_loop;
-  opt.predict_tail = c.predict_tail;
   gg::PageRank<V, I, O> pr;
   pr.setup(m.view(), opt);
   Operator<V, I, O> op;  // kernel auto
@@ -352,20 +350,11 @@ void check_pagerank(const Csr64& g, const std::vector<double>& personalization, 
   EXPECT_GE(r.iterations_run, r.iterations);
   if (c.device_loop && c.capturable) {
     // One graph after the first iteration, a loop over chunks of k that the device ends: at most
-    // k - 1 updates past convergence. With the predicted tail the passes are of k or of one
-    // iteration, and the first pass is of one (no rate known yet); the prediction stops the
-    // loop at or next to convergence on these graphs (it was up to k - 1 after, run X).
+    // k - 1 updates past convergence.
     EXPECT_TRUE(r.device_loop);
     EXPECT_TRUE(r.used_graph);
     EXPECT_LE(r.iterations_run, r.iterations + k - 1);
-    const bool tail = c.predict_tail && k >= 2;
-    if (tail) {
-      EXPECT_GE(r.single_passes, 1);
-      EXPECT_LE(r.iterations_run, r.iterations + 2) << "k " << k;
-    } else {
-      EXPECT_EQ(r.single_passes, 0);
-    }
-    EXPECT_EQ((r.iterations_run - 1 - r.single_passes) % k, 0);
+    EXPECT_EQ((r.iterations_run - 1) % k, 0);
     EXPECT_EQ(refused, 0);
     return;
   }
@@ -422,15 +411,12 @@ TEST(GraphGpuPageRank, CheckEveryK) {
   check_pagerank<double, std::int32_t, std::int32_t>(g, {}, 1e-9, {4, false, false});
 }
 
-// The device loop over chunks of every k, with and without the predicted tail: the same ranks
-// and count.
+// The device loop over chunks of every k: the same ranks and count.
 TEST(GraphGpuPageRank, DeviceLoopEveryK) {
   const Csr64 g = gen::rmat(11, 8, 17);
-  for (const bool tail : {true, false})
-    for (int k : {1, 2, 3, 5, 8, 64, 1000})
-      check_pagerank<double, std::int32_t, std::int32_t>(g, {}, 1e-9, {k, true, true, tail});
+  for (int k : {1, 2, 3, 5, 8, 64, 1000})
+    check_pagerank<double, std::int32_t, std::int32_t>(g, {}, 1e-9, {k, true, true});
   check_pagerank<float, std::int64_t, std::int32_t>(g, {}, 2e-5, {3, true, true});
-  check_pagerank<float, std::int32_t, std::int32_t>(g, {}, 2e-5, {64, true, true, false});
   // Other shapes of convergence: a path (slow, even), a symmetric R-MAT graph.
   check_pagerank<double, std::int32_t, std::int32_t>(path(500, false), {}, 1e-9, {64, true, true});
   check_pagerank<double, std::int64_t, std::int64_t>(symmetrized(gen::rmat(11, 16, 18)), {}, 1e-9,
@@ -465,9 +451,10 @@ TEST(GraphGpuPageRank, MaxIterationsCap) {
       });
       EXPECT_EQ(r.iterations, cap);
       EXPECT_EQ(r.device_loop, device_loop && cap >= 2);
-      // Chunks of 4: the host queues none past the cap; the device loop knows the iterations
-      // left to the cap and shrinks its last passes to one iteration (predict_tail).
-      EXPECT_EQ(r.iterations_run, cap);
+      // Chunks of 4: the host queues none past the cap; the device loop's last pass may hold up
+      // to 3 that change nothing.
+      EXPECT_GE(r.iterations_run, cap);
+      EXPECT_LE(r.iterations_run, r.device_loop ? cap + 3 : cap);
       // The host pagerank with the same cap and tolerance 0 gives the same ranks.
       spmspv::PageRankOptions hopt;
       hopt.tolerance = 0;

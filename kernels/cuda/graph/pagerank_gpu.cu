@@ -4,10 +4,8 @@
 // three-slot device state; it also clears the slot the next iteration adds into. Convergence is
 // decided on the device, by the update's last block, in the iteration that converges. By default
 // the iterations after the first run as one CUDA graph: a conditional while node whose body is k
-// iterations and which the last block ends. No host round trip. Near the end a pass shrinks to one
-// iteration when the iterations left, predicted from the change's rate of decrease, are fewer
-// than k; a wrong prediction queues at most k - 1 updates past convergence, and they change
-// nothing. Otherwise (the SpMV cannot be captured, or device_loop
+// iterations and which the last block ends. No host round trip; at most k - 1 updates queued past
+// convergence, and they change nothing. Otherwise (the SpMV cannot be captured, or device_loop
 // off) the host queues chunks of k iterations and reads the state one chunk behind.
 #include <cub/block/block_reduce.cuh>
 
@@ -44,12 +42,7 @@ struct State {
   long long stopped_at;  // iterations applied when the change fell below the tolerance; -1: not yet
   double stopped_change;  // the L1 change of the last applied iteration
   long long queued;       // update launches, those past the stop or the cap included
-  // Iterations left after the last applied one: to the cap, or fewer where the change's rate of
-  // decrease predicts convergence sooner. Read by the device loop's plan.
-  long long left;
-  double rate;              // the last change over the one before (0: not known yet)
-  long long single_passes;  // device-loop passes of one iteration
-  unsigned arrived;         // blocks of the running update past their sums (the last one decides)
+  unsigned arrived;       // blocks of the running update past their sums (the last one decides)
 };
 
 // The block's sums of a and b (valid in thread 0).
@@ -129,32 +122,7 @@ __global__ void __launch_bounds__(kBlock)
     state->stopped_at = it + 1;
     state->stopped_change = total;
   }
-  // Iterations left: the change falls about geometrically, so from c now and rate q the change
-  // drops below the tolerance after log(tol / c) / log(q) more. The faster of the last two rates
-  // predicts the sooner end: a pass of one iteration where the end is nearer than k costs one
-  // loop pass more, a pass of k past the end k - 1 wasted updates.
-  const double before = state->slot[prev][0];
-  const double rate = before > 0 && total < before ? total / before : 1.0;
-  const double fastest = state->rate > 0 ? fmin(rate, state->rate) : rate;
-  state->rate = rate;
-  long long left = max_iterations - (it + 1);
-  if (it == 0) {
-    left = left < 1 ? left : 1;  // no rate yet: a pass of one, then one is known
-  } else if (!converged && tolerance > 0 && fastest > 0 && fastest < 1) {
-    const double predicted = ceil(log(tolerance / total) / log(fastest));
-    if (predicted < static_cast<double>(left)) left = static_cast<long long>(fmax(predicted, 1.0));
-  }
-  state->left = left;
   if (in_loop && (converged || it + 1 >= max_iterations)) cudaGraphSetConditional(loop_handle, 0);
-}
-
-// The device loop's pass plan: k iterations (branch 0), or one (branch 1) when fewer than k are
-// left (PageRankOptions::predict_tail).
-__global__ void pagerank_loop_plan(State* state, long long k,
-                                   cudaGraphConditionalHandle pass_handle) {
-  const bool single = state->left < k;
-  if (single) ++state->single_passes;
-  cudaGraphSetConditional(pass_handle, single ? 1u : 0u);
 }
 
 // Before the device loop: run it only when the iterations launched so far neither converged nor
@@ -402,17 +370,13 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
     k = static_cast<int>(std::clamp(
         std::floor(kAutoChunkNonzeros / static_cast<double>(std::max<std::int64_t>(m.P.nnz, 1))),
         1.0, static_cast<double>(kAutoChunkMax)));
-  // Passes of one iteration near the end: only where a pass holds several.
-  const bool tail = m.options.predict_tail && k >= 2;
   RunGraph g;
   int queued = 0, chunk = 0;
   bool loop_ran = false, chunk_graphs = m.options.use_graph;
   // The device loop: the first iteration as launched (the caller's SpMV may finish its own setup
   // there), then one graph: a gate kernel and a conditional while node whose body is k iterations;
   // the update's last block ends the loop. k > 1 amortizes the loop's own cost per pass (measured
-  // at a few microseconds, run W); updates past the stop in the last pass change nothing. With
-  // predict_tail the body is a one-thread plan and a switch between k iterations and one, so the
-  // last passes stop near the predicted end (the arrow graph ran 7 updates past it, run X).
+  // at a few microseconds, run W); updates past the stop in the last pass change nothing.
   if (m.options.use_graph && m.options.device_loop && max_it >= 2) {
     queue_iteration(false, 0);
     queued = 1;
@@ -432,32 +396,14 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
             detail::add_single_thread_node(
                 g.graph, nullptr, reinterpret_cast<void*>(&pagerank_loop_gate), gate_args, &gate) &&
             detail::add_conditional_node(g.graph, gate, loop_handle, cudaGraphCondTypeWhile, 1,
-                                         &loop, &body);
-    const auto capture_passes = [&](cudaGraph_t into, int count) {
-      return capture(
-                 m.stream,
-                 [&] {
-                   for (int i = 0; i < count; ++i) queue_iteration(true, loop_handle);
-                 },
-                 into) != nullptr;
-    };
-    if (built && tail) {
-      // body: plan -> switch (k iterations | one iteration)
-      cudaGraphConditionalHandle pass_handle = 0;
-      cudaGraphNode_t plan = nullptr, pass = nullptr;
-      cudaGraph_t branches[2] = {nullptr, nullptr};
-      long long k_arg = k;
-      void* plan_args[] = {&state, &k_arg, &pass_handle};
-      built = cudaGraphConditionalHandleCreate(&pass_handle, body, 0, 0) == cudaSuccess &&
-              detail::add_single_thread_node(
-                  body, nullptr, reinterpret_cast<void*>(&pagerank_loop_plan), plan_args, &plan) &&
-              detail::add_conditional_node(body, plan, pass_handle, cudaGraphCondTypeSwitch, 2,
-                                           &pass, branches) &&
-              capture_passes(branches[0], k) && capture_passes(branches[1], 1);
-    } else {
-      built = built && capture_passes(body, k);
-    }
-    built = built && cudaGraphInstantiate(&g.exec, g.graph, 0) == cudaSuccess;
+                                         &loop, &body) &&
+            capture(
+                m.stream,
+                [&] {
+                  for (int i = 0; i < k; ++i) queue_iteration(true, loop_handle);
+                },
+                body) != nullptr &&
+            cudaGraphInstantiate(&g.exec, g.graph, 0) == cudaSuccess;
     if (built) {
       HOLA_CUDA_CHECK(cudaGraphLaunch(g.exec, m.stream));
       loop_ran = true;
@@ -510,7 +456,6 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
   result.used_graph = g.exec != nullptr;
   result.device_loop = loop_ran;
   result.check_every = k;
-  result.single_passes = static_cast<int>(last.single_passes);
   result.ms_per_iteration = result.seconds * 1e3 / result.iterations_run;
   return result;
 }

@@ -132,10 +132,6 @@ struct PageRankOptions {
   // does not depend on k. 0 (the default): k = 1.6e7 / nnz(P), between 1 and 8: 8 for graphs up
   // to 2·10^6 nonzeros (launch-bound iterations), 1 from 1.6·10^7; PageRankRun::check_every tells.
   int check_every = 0;
-  // In the device loop with k >= 2: a pass runs one iteration instead of k when fewer than k are
-  // left, predicted on the device from how fast the L1 change falls (and the cap). Cuts the
-  // updates queued past convergence to those of a wrong prediction, for one small kernel per pass.
-  bool predict_tail = true;
   bool use_graph = true;  // CUDA graphs: the device loop, or chunks of k >= 2 after the first
   std::vector<double> personalization;  // length n, >= 0, normalized here; empty: uniform
 };
@@ -149,7 +145,6 @@ struct PageRankRun {
   bool used_graph = false;      // a CUDA graph ran: the device loop or chunks after the first
   bool device_loop = false;     // the iterations after the first ran as the device loop
   int check_every = 0;          // k, iterations per chunk (check_every 0: the one chosen)
-  int single_passes = 0;        // device-loop passes of one iteration (predict_tail)
 };
 
 // The device side of PageRank with the host pagerank's math (hola/spmspv_graph.hpp): r <- d (P r
