@@ -8,7 +8,8 @@
 //    op N and (where supported) op T, six (alpha, beta) pairs, in place and into a NaN-poisoned
 //    distinct output, y_in untouched, fresh random x and y, new values through set_values
 //    (check_kernel_on_matrix);
-//  - the deterministic variant where the table says there is one: two applies bitwise equal;
+//  - the deterministic variant where the table says there is one: two applies bitwise equal
+//    (op N, and op T where the table offers it deterministically);
 //  - through hola::Operator with the kernel named: bad calls (sizes that do not match, x
 //    aliasing y, null vectors, a column out of range or a broken row_ptr at setup) give the
 //    documented status and leave y and the Operator as they were.
@@ -82,6 +83,17 @@ void conform_products(const std::string& name, void* stream = nullptr) {
   }
   EXPECT_EQ(std::memcmp(runs[0].data(), runs[1].data(), runs[0].size() * sizeof(V)), 0)
       << "deterministic op N differs between two applies";
+  // Bitwise reproducible op T where the table offers it (square matrix: x and y swap roles).
+  if (!info->deterministic_t) return;
+  EXPECT_TRUE(kernel->supports(Op::T));
+  runs.clear();
+  for (int r = 0; r < 2; ++r) {
+    kernel->apply(Op::T, V(1), dx.get(), V(0), nullptr, dy.get(), stream);
+    Mem::sync();
+    runs.push_back(dy.download());
+  }
+  EXPECT_EQ(std::memcmp(runs[0].data(), runs[1].data(), runs[0].size() * sizeof(V)), 0)
+      << "deterministic op T differs between two applies";
 }
 
 // Bad calls through the Operator with the kernel named: the status, and nothing written.
