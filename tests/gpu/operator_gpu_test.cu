@@ -359,34 +359,30 @@ TEST(OperatorGpu, DeterministicModeIsReproducibleInBothOps) {
   const std::vector<double> x = random_vector<double>(n, 3);
   DeviceMemory::Array<double> dx(n), dy(n);
   dx.upload(x);
-  std::vector<double> first;
-  for (int run = 0; run < 5; ++run) {
-    op.apply(Op::N, 1.0, {dx.get(), n}, 0.0, {dy.get(), n});
-    DeviceMemory::sync();
-    const std::vector<double> y = dy.download();
-    if (run == 0) {
-      first = y;
-      EXPECT_TRUE(matches_reference(Op::N, 1.0, M.host.view(), x, 0.0, {}, y));
-    } else {
-      EXPECT_EQ(std::memcmp(first.data(), y.data(), y.size() * sizeof(double)), 0);
+  const auto op_apply = [&](Op which) { op.apply(which, 1.0, {dx.get(), n}, 0.0, {dy.get(), n}); };
+  // Five applies of `which`: right the first time, bitwise equal after.
+  const auto expect_reproducible = [&](Op which) {
+    std::vector<double> first;
+    for (int run = 0; run < 5; ++run) {
+      op_apply(which);
+      DeviceMemory::sync();
+      const std::vector<double> y = dy.download();
+      if (run == 0) {
+        first = y;
+        EXPECT_TRUE(matches_reference(which, 1.0, M.host.view(), x, 0.0, {}, y)) << op_name(which);
+      } else {
+        EXPECT_EQ(std::memcmp(first.data(), y.data(), y.size() * sizeof(double)), 0)
+            << op_name(which);
+      }
     }
-  }
+  };
+  expect_reproducible(Op::N);
   // hola's op T uses atomics: the first kernel of the table with a deterministic op T (the row
   // kernels' column gather) takes it, and says so.
   EXPECT_EQ(op.kernel_name(Op::T), "scalar");
   EXPECT_NE(op.selection_reason().find("cannot do op T deterministically"), std::string::npos)
       << op.selection_reason();
-  for (int run = 0; run < 5; ++run) {
-    op.apply(Op::T, 1.0, {dx.get(), n}, 0.0, {dy.get(), n});
-    DeviceMemory::sync();
-    const std::vector<double> y = dy.download();
-    if (run == 0) {
-      first = y;
-      EXPECT_TRUE(matches_reference(Op::T, 1.0, M.host.view(), x, 0.0, {}, y));
-    } else {
-      EXPECT_EQ(std::memcmp(first.data(), y.data(), y.size() * sizeof(double)), 0);
-    }
-  }
+  expect_reproducible(Op::T);
   // auto in deterministic mode: op T as well.
   OperatorOptions a;
   a.deterministic = true;

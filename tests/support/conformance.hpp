@@ -67,7 +67,7 @@ void conform_products(const std::string& name, void* stream = nullptr) {
   det.deterministic = true;
   SCOPED_TRACE("deterministic");
   check_kernel_on_corpus<Mem, V, I, O>(family_corpus(), make, det, stream);
-  // Bitwise reproducible op N.
+  // Bitwise reproducible ops.
   const gen::Csr64 A64 = gen::circuit(20000, 5, 0.3, 2, 5000);
   PlacedMatrix<Mem, V, I, O> M(A64);
   auto kernel = make(det);
@@ -75,25 +75,22 @@ void conform_products(const std::string& name, void* stream = nullptr) {
   const std::vector<V> x = random_vector<V>(A64.cols, fresh_seed());
   typename Mem::template Array<V> dx(A64.cols), dy(A64.rows);
   dx.upload(x);
-  std::vector<std::vector<V>> runs;
-  for (int r = 0; r < 2; ++r) {
-    kernel->apply(Op::N, V(1), dx.get(), V(0), nullptr, dy.get(), stream);
-    Mem::sync();
-    runs.push_back(dy.download());
-  }
-  EXPECT_EQ(std::memcmp(runs[0].data(), runs[1].data(), runs[0].size() * sizeof(V)), 0)
-      << "deterministic op N differs between two applies";
-  // Bitwise reproducible op T where the table offers it (square matrix: x and y swap roles).
+  // Two applies of op bitwise equal (a square matrix: x and y serve both ops).
+  const auto expect_two_equal = [&](Op op) {
+    std::vector<std::vector<V>> runs;
+    for (int r = 0; r < 2; ++r) {
+      kernel->apply(op, V(1), dx.get(), V(0), nullptr, dy.get(), stream);
+      Mem::sync();
+      runs.push_back(dy.download());
+    }
+    EXPECT_EQ(std::memcmp(runs[0].data(), runs[1].data(), runs[0].size() * sizeof(V)), 0)
+        << "deterministic op " << op_name(op) << " differs between two applies";
+  };
+  expect_two_equal(Op::N);
+  // Op T where the table offers it deterministically.
   if (!info->deterministic_t) return;
   EXPECT_TRUE(kernel->supports(Op::T));
-  runs.clear();
-  for (int r = 0; r < 2; ++r) {
-    kernel->apply(Op::T, V(1), dx.get(), V(0), nullptr, dy.get(), stream);
-    Mem::sync();
-    runs.push_back(dy.download());
-  }
-  EXPECT_EQ(std::memcmp(runs[0].data(), runs[1].data(), runs[0].size() * sizeof(V)), 0)
-      << "deterministic op T differs between two applies";
+  expect_two_equal(Op::T);
 }
 
 // Bad calls through the Operator with the kernel named: the status, and nothing written.
