@@ -269,9 +269,17 @@ class GatherTranspose {
   void apply(const CsrView<V, I, O>& A, V alpha, const V* x, V beta, const V* y_in, V* y_out,
              cudaStream_t stream) {
     if (!built_) {
-      index_.build(A.row_ptr, A.col_idx, A.rows, A.cols, A.nnz, stream);
-      plan_chunks(stream);
-      HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+      try {
+        index_.build(A.row_ptr, A.col_idx, A.rows, A.cols, A.nnz, stream);
+        plan_chunks(stream);
+        HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+      } catch (...) {
+        // Out of memory (a large matrix in deterministic mode) or another failure: keep nothing
+        // of a half-built index, so that the device memory is back and y was not touched.
+        cudaStreamSynchronize(stream);
+        release();
+        throw;
+      }
       built_ = true;
     }
     const GatherArgs<V, I, O> a{index_.cols(),
@@ -295,6 +303,16 @@ class GatherTranspose {
   }
 
  private:
+  void release() {
+    index_ = ColumnIndex<I, O>{};
+    chunk_ = DeviceBuffer{};
+    long_column_ = DeviceBuffer{};
+    chunk_sum_ = DeviceBuffer{};
+    chunks_done_ = DeviceBuffer{};
+    chunks_ = 0;
+    chunked_from_ = std::numeric_limits<O>::max();
+  }
+
   // The chunks of the long columns (kGatherChunkedColumn, kGatherChunkedMeans), from the index
   // just built on `stream` (synchronises it: the first op T product waits for the index anyway).
   // Columns in column order, chunks in entry order: the same plan, so the same sums, on every run.
