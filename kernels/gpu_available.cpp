@@ -41,8 +41,10 @@ void copy_device_to_host(void* dst, const void* src, std::size_t bytes) {
 #if defined(HOLA_ENABLE_CUDA)
   if (bytes == 0) return;
   const cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
-  if (e != cudaSuccess)
+  if (e != cudaSuccess) {
+    cudaGetLastError();  // reported here: not again by the next launch check
     fail(status::cuda, std::string("device-to-host copy: ") + cudaGetErrorString(e));
+  }
 #else
   (void)dst;
   (void)src;

@@ -280,9 +280,10 @@ constexpr int kCalibrationRounds = 4;
 constexpr double kCalibrationScreen = 4;
 
 void calibration_check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    fail(status::cuda,
-         std::string("SpmspvOperator: calibration: ") + what + ": " + cudaGetErrorString(e));
+  if (e == cudaSuccess) return;
+  cudaGetLastError();  // reported here: not again by the next launch check
+  fail(status::cuda,
+       std::string("SpmspvOperator: calibration: ") + what + ": " + cudaGetErrorString(e));
 }
 
 // Setup-time scratch on the device and the two events, released on every path.

@@ -54,7 +54,9 @@ std::string device_scale(V* y, std::int64_t n, V beta, void* stream) {
 
 std::string device_synchronize(void* stream) {
   const cudaError_t e = cudaStreamSynchronize(static_cast<cudaStream_t>(stream));
-  return e == cudaSuccess ? std::string() : std::string("stream sync: ") + cudaGetErrorString(e);
+  if (e == cudaSuccess) return std::string();
+  cudaGetLastError();  // reported here: not again by the next launch check
+  return std::string("stream sync: ") + cudaGetErrorString(e);
 }
 
 template std::string device_gather<float, std::int32_t>(const float*, const std::int32_t*,

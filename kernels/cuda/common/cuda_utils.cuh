@@ -12,6 +12,11 @@
 namespace hola::cuda {
 
 [[noreturn]] inline void throw_cuda(cudaError_t e, const char* what, const char* file, int line) {
+  // The runtime also keeps a failed call's error as its "last error" (an allocation that ran out
+  // of memory, a bad launch). Reported here, it is cleared, so that the next launch check
+  // (cudaPeekAtLastError) of an unrelated kernel does not report it again. A sticky error (the
+  // context is lost) stays whatever is done here.
+  cudaGetLastError();
   fail(e == cudaErrorMemoryAllocation ? status::out_of_memory : status::cuda,
        std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ") at " +
            file + ":" + std::to_string(line));
