@@ -240,10 +240,10 @@ class GatherTranspose {
     const std::int64_t limit = options.gather_transpose_max_nnz < 0
                                    ? kGatherTransposeDefaultMaxNnz
                                    : options.gather_transpose_max_nnz;
-    rows_fit_ =
+    const bool rows_fit =
         A.rows == 0 || A.rows - 1 <= static_cast<std::int64_t>(std::numeric_limits<I>::max());
     const bool within_limit = options.deterministic || A.nnz <= limit;
-    if (A.nnz == 0 || !within_limit || A.cols == 0 || !rows_fit_) {
+    if (A.nnz == 0 || !within_limit || A.cols == 0 || !rows_fit) {
       index_ = ColumnIndex<I, O>{};
       return;
     }
@@ -255,8 +255,6 @@ class GatherTranspose {
   }
 
   bool active() const { return active_; }
-  // False when A's row numbers do not fit I, the index's row type: no gather at any size.
-  bool rows_fit() const { return rows_fit_; }
   std::size_t bytes() const {
     return built_ ? index_.bytes() + chunk_.bytes() + long_column_.bytes() + chunk_sum_.bytes() +
                         chunks_done_.bytes()
@@ -389,7 +387,6 @@ class GatherTranspose {
   std::int64_t chunks_ = 0;
   O chunked_from_ = std::numeric_limits<O>::max();
   bool active_ = false;
-  bool rows_fit_ = true;
   bool built_ = false;
   GatherFn<V, I, O> fn_ = nullptr;
   int width_ = kWarpSize;
