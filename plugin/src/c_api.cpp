@@ -27,6 +27,7 @@ struct AnyOperator {
   virtual void multiply_add(const void* x, std::int64_t nx, const void* y, void* z, std::int64_t nz,
                             void* stream) = 0;
   virtual void set_auto_race(bool on) = 0;
+  virtual void set_auto_check(bool on) = 0;
   std::string names[2];
 };
 
@@ -52,6 +53,7 @@ struct TypedOperator final : AnyOperator {
   }
   std::string kernel_name(hola::Op o) const override { return op.kernel_name(o); }
   void set_auto_race(bool on) override { op.set_auto_trial(on); }
+  void set_auto_check(bool on) override { op.set_auto_check(on); }
   std::size_t workspace_bytes() const override { return op.workspace_bytes(); }
   void multiply_add(const void* x, std::int64_t nx, const void* y, void* z, std::int64_t nz,
                     void* stream) override {
@@ -98,6 +100,10 @@ hola_status hola_operator_create(hola_operator* op, hola_value_type value_type,
 
 hola_status hola_operator_set_auto_race(hola_operator op, int on) {
   return guarded([&] { get(op)->set_auto_race(on != 0); });
+}
+
+hola_status hola_operator_set_auto_check(hola_operator op, int on) {
+  return guarded([&] { get(op)->set_auto_check(on != 0); });
 }
 
 hola_status hola_operator_setup_on_stream(hola_operator op, int64_t rows, int64_t cols, int64_t nnz,

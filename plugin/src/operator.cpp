@@ -17,8 +17,11 @@
 #include "hola/selector.hpp"
 #include "hola/structure_sample.hpp"
 #include "hola/validate.hpp"
+#include "vendor_check.hpp"
 
 namespace hola {
+
+using detail::VendorCheck;
 
 namespace {
 
@@ -133,10 +136,142 @@ struct Operator<V, I, O>::Impl {
            adopted->deterministic == options.deterministic;
   }
 
+  // auto's check at the first products (OperatorOptions::auto_check), per op.
+  struct Check {
+    bool active = false;      // still comparing the pick with cuSPARSE
+    bool vendor_won = false;  // cuSPARSE runs the op
+    int products = 0;         // products of the check issued (VendorCheck::step)
+#if defined(HOLA_ENABLE_CUDA)
+    std::unique_ptr<gpu::ProductTimer> timer;
+#endif
+  };
+  Check checks[2];
+  SpmvKernelPtr<V, I, O> vendor;  // cuSPARSE for the check, set up at its first product
+  std::string vendor_failed;      // why cuSPARSE could not be set up for this structure
+
+  static int index_of(Op op) { return op == Op::N ? 0 : 1; }
+
   SpmvKernel<V, I, O>* kernel_for(Op op) const {
     if (op == Op::T && !t_unavailable.empty()) fail(status::unsupported, t_unavailable);
+    if (checks[index_of(op)].vendor_won) return vendor.get();
     return op == Op::N || !kernel_t ? kernel_n.get() : kernel_t.get();
   }
+
+  // After an analysis: which ops auto's check compares (it needs the GPU, no race, no
+  // deterministic mode, a pick other than cuSPARSE, and index types cuSPARSE takes).
+  void start_checks(const std::string& n_name, const std::string& t_name) {
+    vendor.reset();
+    vendor_failed.clear();
+    const bool possible = options.kernel == "auto" && options.auto_check && !options.auto_trial &&
+                          !options.deterministic && A.memory == Memory::device && A.nnz > 0 &&
+                          !inner && std::is_same_v<I, O>;
+    for (Op op : {Op::N, Op::T}) {
+      Check& c = checks[index_of(op)];
+      c = Check{};
+      const std::string& picked = op == Op::N ? n_name : t_name;
+      c.active = possible && picked != options.auto_vendor_kernel &&
+                 (op == Op::N || t_unavailable.empty());
+    }
+  }
+
+  // The decision handed to duplicates names cuSPARSE for an op whose check it won.
+  void record_vendor_win(Op op) {
+    if (!decision) return;
+    auto changed = std::make_shared<KernelDecision>(*decision);
+    KernelSelection& s = op == Op::N ? changed->choice.n : changed->choice.t;
+    s.name = options.auto_vendor_kernel;
+    s.reason += "; " + options.auto_vendor_kernel + " was faster at the first products";
+    decision = std::move(changed);
+  }
+
+#if defined(HOLA_ENABLE_CUDA)
+  // cuSPARSE for the check of op, set up at its first product; null (and why) when it cannot
+  // take this matrix or op (beyond 2^31 - 1 nonzeros, out of memory).
+  SpmvKernel<V, I, O>* vendor_for(Op op, void* stream, std::string& why) {
+    if (!vendor && vendor_failed.empty()) {
+      SpmvKernelPtr<V, I, O> k =
+          usable_kernel<V, I, O>(options.auto_vendor_kernel, op, A.memory, options);
+      if (!k) {
+        vendor_failed = "it cannot do op " + std::string(op_name(op)) + " for these types";
+      } else {
+        try {
+          k->setup(A, stream);
+          vendor = std::move(k);
+        } catch (const error& e) {
+          if (e.code() == status::cuda) throw;
+          vendor_failed = e.what();
+        }
+      }
+    }
+    if (vendor && !vendor->supports(op)) {
+      why = "it cannot do op " + std::string(op_name(op));
+      return nullptr;
+    }
+    why = vendor_failed;
+    return vendor.get();
+  }
+
+  // One product of op while its check is active: the step's kernel, timed when the step says
+  // so; after the last step, the verdict as soon as the GPU has passed every timed product
+  // (until then the pick runs).
+  void checked_product(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out, void* stream) {
+    Check& c = checks[index_of(op)];
+    SpmvKernel<V, I, O>* pick = kernel_for(op);
+    const std::string on = "; op " + std::string(op_name(op)) + " ";
+    auto end_on_pick = [&](const std::string& why) {
+      c.active = false;
+      c.timer.reset();
+      reason += on + "kept " + pick->name() + " unchecked (" + why + ")";
+    };
+    auto product = [&](SpmvKernel<V, I, O>* k) {
+      k->apply(op, alpha, x, beta, y_in, y_out, stream);
+    };
+    if (c.products == 0 && pick->name() == options.auto_vendor_kernel) {
+      c.active = false;  // a fallback made cuSPARSE the pick
+      return product(pick);
+    }
+    if (gpu::stream_capturing(stream)) {
+      // A CUDA graph keeps the kernel it captured, so the check ends on it.
+      end_on_pick("a CUDA graph captured its product");
+      return product(pick);
+    }
+    if (c.products < VendorCheck::kProducts) {
+      const VendorCheck::Step step = VendorCheck::step(c.products);
+      SpmvKernel<V, I, O>* k = pick;
+      if (step.vendor) {
+        std::string why;
+        k = vendor_for(op, stream, why);
+        if (!k) {
+          end_on_pick(options.auto_vendor_kernel + ": " + why);
+          return product(pick);
+        }
+      }
+      if (!c.timer) c.timer = std::make_unique<gpu::ProductTimer>(VendorCheck::kSlots);
+      if (step.slot >= 0) c.timer->start(step.slot, stream);
+      product(k);
+      if (step.slot >= 0) c.timer->stop(step.slot, stream);
+      ++c.products;
+      return;
+    }
+    if (c.timer->done()) {
+      std::vector<double> ms(VendorCheck::kSlots);
+      for (int s = 0; s < VendorCheck::kSlots; ++s)
+        ms[static_cast<std::size_t>(s)] = c.timer->elapsed_ms(s);
+      c.active = false;
+      c.timer.reset();
+      c.vendor_won = VendorCheck::vendor_wins(ms, options.auto_check_margin);
+      std::ostringstream report;
+      report.precision(4);
+      report << on << "checked at its first products (best of " << VendorCheck::kTimedRounds
+             << ", us): " << pick->name() << " " << VendorCheck::best_ms(ms, false) * 1e3 << ", "
+             << options.auto_vendor_kernel << " " << VendorCheck::best_ms(ms, true) * 1e3 << " -> "
+             << (c.vendor_won ? options.auto_vendor_kernel : pick->name());
+      reason += report.str();
+      if (c.vendor_won) record_vendor_win(op);
+    }
+    product(kernel_for(op));
+  }
+#endif
 };
 
 template <class V, class I, class O>
@@ -157,6 +292,10 @@ Operator<V, I, O>::Operator(OperatorOptions options) : impl_(std::make_unique<Im
   if (options.auto_vendor_kernel != "cusparse" && options.auto_vendor_kernel != "cusparse-alg2")
     fail(status::invalid_argument, "auto_vendor_kernel must be cusparse or cusparse-alg2, not '" +
                                        options.auto_vendor_kernel + "'");
+  if (!(options.auto_check_margin > 0) ||
+      options.auto_check_margin == std::numeric_limits<double>::infinity())
+    fail(status::invalid_argument, "auto_check_margin must be a finite number above 0, not " +
+                                       std::to_string(options.auto_check_margin));
   options.kernel_options.deterministic = options.deterministic;
   impl_->options = std::move(options);
 }
@@ -193,6 +332,7 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
     }
     impl_->kernel_n->set_values(A.values);
     if (impl_->kernel_t && !impl_->t_deferred) impl_->kernel_t->set_values(A.values);
+    if (impl_->vendor) impl_->vendor->set_values(A.values);
     return;
   }
   // The Operator changes only when all three steps succeeded.
@@ -267,6 +407,7 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
   impl_->rows_kept = std::move(rows_kept);
   impl_->inner = std::move(inner);
   impl_->inner_version = inner_version;
+  impl_->start_checks(p.n_name, p.t_unavailable.empty() ? p.t_name : p.n_name);
   impl_->ready = true;
   ++impl_->analyses;
   if (takes_over) ++impl_->taken_over;
@@ -528,6 +669,11 @@ void Operator<V, I, O>::apply(Op op, V alpha, ConstVec<V> x, V beta, ConstVec<V>
                         impl_->reason, stream);
     impl_->t_deferred = false;
   }
+#if defined(HOLA_ENABLE_CUDA)
+  if (impl_->checks[Impl::index_of(op)].active)
+    return impl_->checked_product(op, alpha, x.data, beta, reads_y ? y_in.data : nullptr,
+                                  y_out.data, stream);
+#endif
   impl_->kernel_for(op)->apply(op, alpha, x.data, beta, reads_y ? y_in.data : nullptr, y_out.data,
                                stream);
 }
@@ -555,7 +701,8 @@ std::size_t Operator<V, I, O>::workspace_bytes() const {
   if (!impl_->ready) return 0;
   if (impl_->inner) return impl_->inner->workspace_bytes() + impl_->rows_kept->bytes();
   return impl_->kernel_n->workspace_bytes() +
-         (impl_->kernel_t && !impl_->t_deferred ? impl_->kernel_t->workspace_bytes() : 0);
+         (impl_->kernel_t && !impl_->t_deferred ? impl_->kernel_t->workspace_bytes() : 0) +
+         (impl_->vendor ? impl_->vendor->workspace_bytes() : 0);
 }
 template <class V, class I, class O>
 std::int64_t Operator<V, I, O>::compressed_rows() const {
@@ -574,6 +721,18 @@ void Operator<V, I, O>::set_auto_trial(bool on) {
   if (impl_->options.auto_trial == on) return;
   impl_->options.auto_trial = on;
   impl_->key = StructureFingerprint{};  // the next setup analyses again
+}
+template <class V, class I, class O>
+void Operator<V, I, O>::set_auto_check(bool on) {
+  if (impl_->options.auto_check == on) return;
+  impl_->options.auto_check = on;
+  impl_->key = StructureFingerprint{};  // the next setup analyses again
+}
+template <class V, class I, class O>
+bool Operator<V, I, O>::auto_check_pending(Op op) const {
+  if (!impl_->ready) return false;
+  if (impl_->inner) return impl_->inner->auto_check_pending(op);
+  return impl_->checks[Impl::index_of(op)].active;
 }
 template <class V, class I, class O>
 std::shared_ptr<const KernelDecision> Operator<V, I, O>::decision() const {

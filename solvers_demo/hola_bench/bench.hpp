@@ -26,6 +26,7 @@ struct KernelSpec {
   std::string label;  // as given
   std::string name;   // registry name
   KernelOptions options;
+  bool auto_check = true;  // auto:check=0: without the check at the first products
 };
 KernelSpec parse_kernel_spec(const std::string& spec);
 

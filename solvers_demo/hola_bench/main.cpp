@@ -127,7 +127,8 @@ int main(int argc, char** argv) {
                  "anchor set of docs/performance.md)");
   app.add_option("-k,--kernel", kernel_specs,
                  "kernels, optionally with options: hola:tpb=256,npt=8,det=1; 'auto' times the "
-                 "Operator's choice; 'cpu' runs on the host (default: every GPU kernel, or the "
+                 "Operator's choice (auto:check=0: without its check at the first products); 'cpu' "
+                 "runs on the host (default: every GPU kernel, or the "
                  "host kernels without a GPU)");
   app.add_option("-p,--precision", precisions, "double and/or float")
       ->check(CLI::IsMember({"double", "float"}));

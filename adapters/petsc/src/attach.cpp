@@ -353,6 +353,13 @@ PetscErrorCode ReadSettings(Mat A, Settings* s) {
                              "structure)",
                              "MatMult", flg, &flg, nullptr));
   s->auto_race = flg == PETSC_TRUE;
+  flg = s->auto_check ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscOptionsBool("-mat_hola_auto_check",
+                             "auto on the GPU: time the tree's pick against cuSPARSE over the "
+                             "first products of each op (no synchronisation) and keep cuSPARSE "
+                             "when it is faster",
+                             "MatMult", flg, &flg, nullptr));
+  s->auto_check = flg == PETSC_TRUE;
   PetscCall(
       PetscOptionsInt("-mat_hola_compress_min_rows",
                       "Leave a block's empty rows out of the kernels' work when at least half "
@@ -384,7 +391,8 @@ PetscErrorCode Attach(Mat A, const Settings& settings, const SeqOps& seq) {
 #if HOLA_PETSC_SCALAR_SUPPORTED
   if (ctx->settings.kernel != settings.kernel ||
       ctx->settings.deterministic != settings.deterministic ||
-      ctx->settings.auto_race != settings.auto_race || ctx->seq != &seq) {
+      ctx->settings.auto_race != settings.auto_race ||
+      ctx->settings.auto_check != settings.auto_check || ctx->seq != &seq) {
     ctx->op.reset();
     ctx->device = Ctx::DeviceCache{};
   }
@@ -414,6 +422,7 @@ void SetupOperator(Ctx* ctx, PetscInt rows, PetscInt cols, PetscInt nnz, const P
     o.kernel = ctx->settings.kernel;
     o.deterministic = ctx->settings.deterministic;
     o.auto_trial = ctx->settings.auto_race;
+    o.auto_check = ctx->settings.auto_check;
     o.compress_empty_rows = ctx->settings.compress_min_rows >= 0;
     o.compress_min_empty_rows = ctx->settings.compress_min_rows;
     ctx->op = std::make_unique<HolaOperator>(o);

@@ -27,6 +27,7 @@ struct Settings {
   std::string kernel = "auto";
   bool deterministic = false;
   bool auto_race = false;  // OperatorOptions::auto_trial
+  bool auto_check = true;  // OperatorOptions::auto_check
   // OperatorOptions::compress_min_empty_rows; negative: empty rows are never left out.
   PetscInt compress_min_rows = PetscInt(1) << 17;
   bool view = false;
@@ -160,7 +161,8 @@ PetscErrorCode GetAttachedCtx(Mat A, Ctx** ctx);
 // (holaaijcusparse), for GetAttachedCtx's recovery; registered with the matrix types.
 void RegisterBackend(const SeqOps& ops, bool device);
 
-// Reads -mat_hola_kernel, -mat_hola_deterministic, -mat_hola_auto_race, -mat_hola_view with A's
+// Reads -mat_hola_kernel, -mat_hola_deterministic, -mat_hola_auto_race, -mat_hola_auto_check,
+// -mat_hola_view with A's
 // prefix; an unknown kernel is an error.
 PetscErrorCode ReadSettings(Mat A, Settings* settings);
 

@@ -1,5 +1,6 @@
 // gpu::time_kernels: a short timed race of set-up kernels on scratch vectors ("auto"'s setup
-// trial, gpu_kernels.hpp).
+// trial), and gpu::ProductTimer: events around the caller's own products ("auto"'s check at the
+// first products); gpu_kernels.hpp.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -81,6 +82,68 @@ std::vector<double> time_kernels(const std::vector<SpmvKernel<V, I, O>*>& kernel
       best[k] = std::min(
           best[k], elapsed_ms(events[static_cast<std::size_t>(r) * kernels.size() + k]) / applies);
   return best;
+}
+
+ProductTimer::ProductTimer(int slots) : stopped_(static_cast<std::size_t>(slots), false) {
+  events_.reserve(2 * stopped_.size());
+  try {
+    for (std::size_t k = 0; k < 2 * stopped_.size(); ++k) {
+      cudaEvent_t e = nullptr;
+      HOLA_CUDA_CHECK(cudaEventCreate(&e));
+      events_.push_back(e);
+    }
+  } catch (...) {
+    for (void* e : events_) cudaEventDestroy(static_cast<cudaEvent_t>(e));
+    throw;
+  }
+}
+
+ProductTimer::~ProductTimer() {
+  for (void* e : events_) cudaEventDestroy(static_cast<cudaEvent_t>(e));
+}
+
+void ProductTimer::start(int slot, void* stream) {
+  HOLA_CUDA_CHECK(
+      cudaEventRecord(static_cast<cudaEvent_t>(events_[2 * slot]), cuda::as_stream(stream)));
+}
+
+void ProductTimer::stop(int slot, void* stream) {
+  HOLA_CUDA_CHECK(
+      cudaEventRecord(static_cast<cudaEvent_t>(events_[2 * slot + 1]), cuda::as_stream(stream)));
+  stopped_[static_cast<std::size_t>(slot)] = true;
+}
+
+bool ProductTimer::done() const {
+  for (std::size_t k = 0; k < stopped_.size(); ++k) {
+    if (!stopped_[k]) return false;
+    const cudaError_t e = cudaEventQuery(static_cast<cudaEvent_t>(events_[2 * k + 1]));
+    if (e == cudaErrorNotReady) {
+      // Not an error: take it back off the runtime's last error (only if it is that one), so
+      // that a later launch check does not report it.
+      if (cudaPeekAtLastError() == cudaErrorNotReady) (void)cudaGetLastError();
+      return false;
+    }
+    HOLA_CUDA_CHECK(e);
+  }
+  return true;
+}
+
+double ProductTimer::elapsed_ms(int slot) const {
+  float ms = 0;
+  HOLA_CUDA_CHECK(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(events_[2 * slot]),
+                                       static_cast<cudaEvent_t>(events_[2 * slot + 1])));
+  return static_cast<double>(ms);
+}
+
+bool stream_capturing(void* stream) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  const cudaError_t e = cudaStreamIsCapturing(cuda::as_stream(stream), &capture);
+  if (e != cudaSuccess) {
+    // cudaErrorStreamCaptureImplicit: treated as capturing, and taken back off the last error.
+    if (cudaPeekAtLastError() == e) (void)cudaGetLastError();
+    return true;
+  }
+  return capture != cudaStreamCaptureStatusNone;
 }
 
 #define HOLA_INSTANTIATE(V, I, O)                                                                  \

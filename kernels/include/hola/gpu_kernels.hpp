@@ -72,6 +72,33 @@ template <class V, class I, class O>
 std::vector<double> time_kernels(const std::vector<SpmvKernel<V, I, O>*>& kernels, Op op,
                                  std::int64_t rows, std::int64_t cols,
                                  const KernelTrial& trial = {}, void* stream = nullptr);
+
+// CUDA events around a few of the caller's own products, read without waiting ("auto"'s check
+// at the first products, plugin/src/operator.cpp). Creating, recording and querying events
+// allocates no device memory and synchronises nothing; the events are destroyed with the timer.
+class ProductTimer {
+ public:
+  explicit ProductTimer(int slots);  // throws status::cuda when the events cannot be made
+  ~ProductTimer();
+  ProductTimer(const ProductTimer&) = delete;
+  ProductTimer& operator=(const ProductTimer&) = delete;
+  int slots() const { return static_cast<int>(stopped_.size()); }
+  void start(int slot, void* stream);
+  void stop(int slot, void* stream);
+  // True once every slot has been stopped and its events have completed on the GPU. Never
+  // waits; a "not ready yet" answer leaves no CUDA error behind.
+  bool done() const;
+  double elapsed_ms(int slot) const;  // after done()
+
+ private:
+  std::vector<void*> events_;  // cudaEvent_t: start and stop of each slot
+  std::vector<bool> stopped_;
+};
+
+// True when `stream` (nullptr: the legacy default stream) is capturing into a CUDA graph, or
+// when its capture state cannot be told (the legacy stream while another stream captures
+// globally): a product that must not be recorded into a graph asks this first.
+bool stream_capturing(void* stream);
 #endif
 
 }  // namespace hola::gpu

@@ -51,6 +51,18 @@ struct OperatorOptions {
   // about as much as cuSPARSE's), and its choice can differ between runs. false: the tree's
   // pick as it is (the same kernel on every run). Never in deterministic mode.
   bool auto_trial = false;
+  // "auto" on the GPU without the race: the first products of each op (8 of them) alternate the
+  // tree's pick with cuSPARSE (auto_vendor_kernel), 3 of each timed with CUDA events on the
+  // product's own stream. The events are read once the GPU has passed them (no
+  // synchronisation), and cuSPARSE runs the op from then on when its best product, times
+  // auto_check_margin, beats the pick's. So a matrix the trees misjudge costs a few products,
+  // not a solve, and the check measures what the caller's loop pays (a launch gap included).
+  // cuSPARSE is set up at its first product (once per structure: it allocates and
+  // synchronises that stream then). Off in deterministic mode, with the race (it times
+  // cuSPARSE already), when the pick is cuSPARSE, for mixed index types, and for products
+  // captured into a CUDA graph (a capture ends the check on the pick, which the graph keeps).
+  bool auto_check = true;
+  double auto_check_margin = 1.01;  // > 0; a huge value keeps the pick, a tiny one cuSPARSE
   // The registry name "auto" runs when it picks cuSPARSE's CSR product: "cusparse" (ALG1, the
   // algorithm the trees were trained against) or "cusparse-alg2". SpmspvOperator's densify asks
   // for ALG2 (ALG1 gave a rare wrong row there; docs/spmspv.md), so that it is set up once.
@@ -106,8 +118,9 @@ class Operator {
   // One exception, once per structure: when op T needs a kernel of its own on the GPU (auto
   // chose another kernel for T, or the kernel for N cannot transpose), that kernel is set up
   // at the first product with op T (allocation included), not at setup, so that solvers
-  // which never transpose do not pay for it. The same holds for the column index that the
-  // row-wise kernels (scalar, vector, vector-adaptive) build for their one-launch op T on
+  // which never transpose do not pay for it. Likewise cuSPARSE for auto's check
+  // (OperatorOptions::auto_check) at its first product. The same holds for the column index that
+  // the row-wise kernels (scalar, vector, vector-adaptive) build for their one-launch op T on
   // matrices of up to KernelOptions::gather_transpose_max_nnz nonzeros (2^18 by default).
   void apply(Op op, V alpha, ConstVec<V> x, V beta, ConstVec<V> y_in, Vec<V> y_out,
              void* stream = nullptr);
@@ -140,6 +153,12 @@ class Operator {
   // auto's setup race on or off (OperatorOptions::auto_trial); a change takes effect at the
   // next setup, which then analyses the matrix again.
   void set_auto_trial(bool on);
+  // auto's check at the first products on or off (OperatorOptions::auto_check); a change takes
+  // effect at the next setup, which then analyses the matrix again.
+  void set_auto_check(bool on);
+  // True while auto's check of op is still comparing (its products alternate kernels):
+  // benchmarks warm up until it is over.
+  bool auto_check_pending(Op op) const;
 
   // The decision of the last analysis (null before setup), and a decision to take over: the
   // next analysis of a matrix with the same rows, cols, nonzero count and memory, under the

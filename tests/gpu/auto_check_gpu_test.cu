@@ -1,0 +1,245 @@
+// auto's check at the first products (OperatorOptions::auto_check): the tree's pick and cuSPARSE
+// alternate over the first products of each op, and cuSPARSE stays when it was faster. The
+// verdict is forced through auto_check_margin (tiny: cuSPARSE wins; huge: the pick stays), so
+// that both outcomes are tested whatever the GPU's timings.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "corpus.hpp"
+#include "gpu_harness.hpp"
+#include "hola/generators.hpp"
+#include "hola/operator.hpp"
+#include "hola/selector.hpp"
+
+namespace hola::test {
+namespace {
+
+constexpr double kVendorAlwaysWins = 1e-9;
+constexpr double kPickAlwaysStays = 1e9;
+constexpr int kCheckProducts = 8;  // VendorCheck::kProducts (plugin/src/vendor_check.hpp)
+
+std::vector<NamedMatrix> check_corpus() {
+  return {{"poisson3d 24^3", gen::poisson3d(24, 24, 24)},
+          {"circuit 60k", gen::circuit(60000, 5, 0.3, 4, 20000, 3.0)},
+          {"rmat 14", gen::rmat(14, 8, 7)}};
+}
+
+OperatorOptions with_margin(double margin) {
+  OperatorOptions o;
+  o.auto_check_margin = margin;
+  return o;
+}
+
+// Products of both ops, interleaved (BiCG's order), each checked against the reference: beta =
+// 0 on a NaN-poisoned y and beta != 0 in place, until neither op's check is pending. Returns
+// how many rounds that took.
+template <class V, class I>
+int products_until_checked(Operator<V, I, I>& op, const CsrView<V, I, I>& host) {
+  std::uint64_t seed = fresh_seed();
+  int round = 0;
+  for (; round < 4 * kCheckProducts; ++round) {
+    if (!op.auto_check_pending(Op::N) && !op.auto_check_pending(Op::T)) break;
+    for (Op o : {Op::N, Op::T}) {
+      const std::int64_t nx = o == Op::N ? host.cols : host.rows;
+      const std::int64_t ny = o == Op::N ? host.rows : host.cols;
+      const std::vector<V> x = random_vector<V>(nx, ++seed);
+      const bool beta_zero = round % 2 == 0;
+      const V beta = beta_zero ? V(0) : V(-0.5);
+      const std::vector<V> y = beta_zero ? std::vector<V>(static_cast<std::size_t>(ny),
+                                                          std::numeric_limits<V>::quiet_NaN())
+                                         : random_vector<V>(ny, ++seed);
+      DeviceMemory::Array<V> dx(nx), dy(ny);
+      dx.upload(x);
+      dy.upload(y);
+      op.apply(o, V(1.5), {dx.get(), nx}, beta, {dy.get(), ny});
+      DeviceMemory::sync();
+      EXPECT_TRUE(matches_reference(o, V(1.5), host, x, beta,
+                                    beta_zero ? std::vector<V>(static_cast<std::size_t>(ny)) : y,
+                                    dy.download()))
+          << "op " << op_name(o) << ", product " << round << " (" << op.kernel_name(o) << ")";
+    }
+  }
+  return round;
+}
+
+template <class V, class I>
+void check_verdict(double margin, bool vendor_wins) {
+  int checked = 0;
+  for (const NamedMatrix& m : check_corpus()) {
+    PlacedMatrix<DeviceMemory, V, I, I> M(m.A);
+    Operator<V, I, I> op(with_margin(margin));
+    op.setup(M.view(), 1);
+    const std::string pick[2] = {op.kernel_name(Op::N), op.kernel_name(Op::T)};
+    SCOPED_TRACE(m.name + ", picks " + pick[0] + " / " + pick[1]);
+    for (int k = 0; k < 2; ++k) {
+      const Op o = k == 0 ? Op::N : Op::T;
+      // A pick that is cuSPARSE already has nothing to be checked against.
+      EXPECT_EQ(op.auto_check_pending(o), pick[k] != "cusparse") << op_name(o);
+    }
+    const int rounds = products_until_checked(op, M.host.view());
+    // The events are read at the first product after the last timed one (each product above
+    // waits for the GPU).
+    EXPECT_LE(rounds, kCheckProducts + 1);
+    for (int k = 0; k < 2; ++k) {
+      const Op o = k == 0 ? Op::N : Op::T;
+      EXPECT_FALSE(op.auto_check_pending(o));
+      if (pick[k] == "cusparse") continue;
+      ++checked;
+      const std::string verdict =
+          std::string("op ") + op_name(o) + " checked at its first products";
+      EXPECT_NE(op.selection_reason().find(verdict), std::string::npos) << op.selection_reason();
+      EXPECT_EQ(op.kernel_name(o), vendor_wins ? "cusparse" : pick[k]);
+      const KernelSelection& s = k == 0 ? op.decision()->choice.n : op.decision()->choice.t;
+      EXPECT_EQ(s.name, vendor_wins ? "cusparse" : pick[k]);
+    }
+    // After the verdict: new values, and the products still right.
+    std::vector<V> values = random_vector<V>(M.host.nnz(), 42);
+    M.values.upload(values);
+    M.host.values = values;
+    op.setup(M.view(), 1);
+    EXPECT_EQ(op.analysis_count(), 1u);
+    const std::int64_t n = M.host.cols;
+    const std::vector<V> x = random_vector<V>(n, 43);
+    DeviceMemory::Array<V> dx(n), dy(M.host.rows);
+    dx.upload(x);
+    op.apply(Op::N, V(1), {dx.get(), n}, V(0), {dy.get(), M.host.rows});
+    DeviceMemory::sync();
+    EXPECT_TRUE(matches_reference(Op::N, V(1), M.host.view(), x, V(0), {}, dy.download()));
+  }
+  EXPECT_GT(checked, 0) << "every pick was cuSPARSE: nothing was checked";
+}
+
+TEST(AutoCheckGpu, CusparseTakesOverWhenFaster) {
+  check_verdict<double, std::int32_t>(kVendorAlwaysWins, true);
+  check_verdict<float, std::int32_t>(kVendorAlwaysWins, true);
+  check_verdict<double, std::int64_t>(kVendorAlwaysWins, true);
+}
+
+TEST(AutoCheckGpu, PickStaysWhenNotBeaten) {
+  check_verdict<double, std::int32_t>(kPickAlwaysStays, false);
+  check_verdict<float, std::int64_t>(kPickAlwaysStays, false);
+}
+
+// A duplicate takes over the verdict: cuSPARSE from its first product, nothing to check.
+TEST(AutoCheckGpu, DuplicateTakesOverTheVerdict) {
+  const gen::Csr64 A64 = gen::poisson3d(24, 24, 24);
+  PlacedMatrix<DeviceMemory, double, std::int32_t, std::int32_t> M(A64), D(A64);
+  Operator<double, std::int32_t, std::int32_t> first(with_margin(kVendorAlwaysWins)),
+      dup(with_margin(kVendorAlwaysWins));
+  first.setup(M.view(), 1);
+  ASSERT_TRUE(first.auto_check_pending(Op::N)) << first.selection_reason();
+  products_until_checked(first, M.host.view());
+  ASSERT_EQ(first.kernel_name(Op::N), "cusparse");
+  dup.reuse_decision(first.decision());
+  dup.setup(D.view(), 1);
+  EXPECT_EQ(dup.kernel_name(Op::N), "cusparse") << dup.selection_reason();
+  EXPECT_FALSE(dup.auto_check_pending(Op::N));
+}
+
+// Where no check can run: off, deterministic mode, the setup race, mixed index types.
+TEST(AutoCheckGpu, NotPendingWhereItCannotRun) {
+  const gen::Csr64 A64 = gen::poisson3d(24, 24, 24);
+  auto pending = [&](OperatorOptions o, auto index_tag) {
+    using O = decltype(index_tag);
+    PlacedMatrix<DeviceMemory, double, std::int32_t, O> M(A64);
+    Operator<double, std::int32_t, O> op(o);
+    op.setup(M.view(), 1);
+    return op.auto_check_pending(Op::N) || op.auto_check_pending(Op::T);
+  };
+  OperatorOptions on = with_margin(kVendorAlwaysWins);
+  ASSERT_TRUE(pending(on, std::int32_t{}));
+  OperatorOptions off = on;
+  off.auto_check = false;
+  EXPECT_FALSE(pending(off, std::int32_t{}));
+  OperatorOptions det = on;
+  det.deterministic = true;
+  EXPECT_FALSE(pending(det, std::int32_t{}));
+  OperatorOptions raced = on;
+  raced.auto_trial = true;
+  EXPECT_FALSE(pending(raced, std::int32_t{}));
+  EXPECT_FALSE(pending(on, std::int64_t{}));  // int32 columns, int64 offsets: no cuSPARSE
+}
+
+// A product captured into a CUDA graph ends the check on the pick (the graph keeps it; cuSPARSE,
+// whose setup synchronises, never runs inside a capture), at the first product and after it.
+TEST(AutoCheckGpu, GraphCaptureEndsTheCheckOnThePick) {
+  using V = double;
+  using I = std::int32_t;
+  for (int before : {0, 1}) {
+    SCOPED_TRACE("products before the capture: " + std::to_string(before));
+    PlacedMatrix<DeviceMemory, V, I, I> M(gen::poisson3d(24, 24, 24));
+    Operator<V, I, I> op(with_margin(kVendorAlwaysWins));
+    op.setup(M.view(), 1);
+    const std::string pick = op.kernel_name(Op::N);
+    ASSERT_TRUE(op.auto_check_pending(Op::N)) << op.selection_reason();
+    const auto host = M.host.view();
+    const std::vector<V> x = random_vector<V>(host.cols, 5);
+    DeviceMemory::Array<V> dx(host.cols), dy(host.rows);
+    dx.upload(x);
+    cudaStream_t s = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    for (int k = 0; k < before; ++k)
+      op.apply(Op::N, V(1), {dx.get(), host.cols}, V(0), {dy.get(), host.rows}, s);
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    dy.upload(
+        std::vector<V>(static_cast<std::size_t>(host.rows), std::numeric_limits<V>::quiet_NaN()));
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+    op.apply(Op::N, V(1), {dx.get(), host.cols}, V(0), {dy.get(), host.rows}, s);
+    ASSERT_EQ(cudaStreamEndCapture(s, &graph), cudaSuccess);
+    EXPECT_FALSE(op.auto_check_pending(Op::N));
+    EXPECT_NE(op.selection_reason().find("a CUDA graph captured its product"), std::string::npos)
+        << op.selection_reason();
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(exec, s), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    EXPECT_TRUE(matches_reference(Op::N, V(1), host, x, V(0), {}, dy.download()));
+    for (int k = 0; k < 2 * kCheckProducts; ++k)
+      op.apply(Op::N, V(1), {dx.get(), host.cols}, V(0), {dy.get(), host.rows}, s);
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    EXPECT_EQ(op.kernel_name(Op::N), pick);
+    EXPECT_TRUE(matches_reference(Op::N, V(1), host, x, V(0), {}, dy.download()));
+    EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+    EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+    EXPECT_EQ(cudaStreamDestroy(s), cudaSuccess);
+  }
+}
+
+// Products queued back to back without waiting (a solver's loop): the check decides once the GPU
+// has passed its timed products, and every product is right.
+TEST(AutoCheckGpu, VerdictWithoutWaiting) {
+  using V = float;
+  using I = std::int32_t;
+  PlacedMatrix<DeviceMemory, V, I, I> M(gen::circuit(60000, 5, 0.3, 4, 20000, 3.0));
+  Operator<V, I, I> op(with_margin(kVendorAlwaysWins));
+  op.setup(M.view(), 1);
+  ASSERT_TRUE(op.auto_check_pending(Op::N)) << op.selection_reason();
+  const auto host = M.host.view();
+  const std::vector<V> x = random_vector<V>(host.cols, 9);
+  constexpr int kProducts = 64;
+  DeviceMemory::Array<V> dx(host.cols), dy(host.rows * kProducts);
+  dx.upload(x);
+  dy.upload(std::vector<V>(static_cast<std::size_t>(host.rows * kProducts),
+                           std::numeric_limits<V>::quiet_NaN()));
+  for (int k = 0; k < kProducts; ++k)
+    op.apply(Op::N, V(1), {dx.get(), host.cols}, V(0), {dy.get() + k * host.rows, host.rows});
+  DeviceMemory::sync();
+  op.apply(Op::N, V(1), {dx.get(), host.cols}, V(0), {dy.get(), host.rows});  // reads the events
+  DeviceMemory::sync();
+  EXPECT_FALSE(op.auto_check_pending(Op::N));
+  EXPECT_EQ(op.kernel_name(Op::N), "cusparse") << op.selection_reason();
+  const std::vector<V> all = dy.download();
+  for (int k = 0; k < kProducts; ++k) {
+    const std::vector<V> y(all.begin() + k * host.rows, all.begin() + (k + 1) * host.rows);
+    EXPECT_TRUE(matches_reference(Op::N, V(1), host, x, V(0), {}, y)) << "product " << k;
+  }
+}
+
+}  // namespace
+}  // namespace hola::test
