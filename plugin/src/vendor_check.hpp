@@ -38,7 +38,7 @@ class VendorCheck {
   }
 
   // cuSPARSE replaces the pick when its best product, times `margin`, beats the pick's best:
-  // the switch must be worth more than the timing noise (margin 1.01 by default).
+  // the switch must be worth more than the timing noise (margin 1.03 by default).
   static bool vendor_wins(const std::vector<double>& slot_ms, double margin) {
     return best_ms(slot_ms, true) * margin < best_ms(slot_ms, false);
   }

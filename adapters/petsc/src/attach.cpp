@@ -447,11 +447,23 @@ void SetupOperator(Ctx* ctx, PetscInt rows, PetscInt cols, PetscInt nnz, const P
 std::string ApplyOperator(Ctx* ctx, hola::Op op, const ProductArrays& a, bool add, PetscInt nx,
                           PetscInt nz, void* stream) {
   try {
+    // -mat_hola_view: auto's check at the first products ends after the setup's line was
+    // printed, so its verdict gets a line of its own.
+    const bool checking = ctx->settings.view && ctx->op->auto_check_pending(op);
     ctx->op->apply(op, PetscScalar(1), hola::ConstVec<PetscScalar>{a.x, nx},
                    add ? PetscScalar(1) : PetscScalar(0),
                    hola::ConstVec<PetscScalar>{a.y, add ? nz : 0}, hola::Vec<PetscScalar>{a.z, nz},
                    stream);
     ctx->kernel_calls++;
+    if (checking && !ctx->op->auto_check_pending(op)) {
+      const std::string reason = ctx->op->selection_reason();
+      const std::string mark = std::string("; op ") + hola::op_name(op) + " ";
+      const std::size_t at = reason.rfind(mark);
+      (void)PetscPrintf(PETSC_COMM_SELF, "[%d] Hola (%s): op %s runs %s from now on (%s)\n",
+                        (int)PetscGlobalRank, ctx->seq->name, hola::op_name(op),
+                        ctx->op->kernel_name(op).c_str(),
+                        at == std::string::npos ? "" : reason.substr(at + mark.size()).c_str());
+    }
     return {};
   } catch (const std::exception& e) {
     return e.what();
