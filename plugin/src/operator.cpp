@@ -17,11 +17,11 @@
 #include "hola/selector.hpp"
 #include "hola/structure_sample.hpp"
 #include "hola/validate.hpp"
-#include "vendor_check.hpp"
+#include "product_check.hpp"
 
 namespace hola {
 
-using detail::VendorCheck;
+using detail::ProductCheck;
 
 namespace {
 
@@ -138,77 +138,98 @@ struct Operator<V, I, O>::Impl {
 
   // auto's check at the first products (OperatorOptions::auto_check), per op.
   struct Check {
-    bool active = false;      // still comparing the pick with cuSPARSE
-    bool vendor_won = false;  // cuSPARSE runs the op
-    int products = 0;         // products of the check issued (VendorCheck::step)
+    bool active = false;                     // still comparing
+    std::vector<std::string> challengers;    // registry names: runner-up, cuSPARSE
+    std::vector<SpmvKernel<V, I, O>*> runs;  // the pick, then the challengers set up
+    SpmvKernel<V, I, O>* winner = nullptr;   // runs the op after the verdict (null: the pick)
+    int products = 0;                        // products of the check issued (ProductCheck::step)
 #if defined(HOLA_ENABLE_CUDA)
     std::unique_ptr<gpu::ProductTimer> timer;
 #endif
   };
   Check checks[2];
-  SpmvKernelPtr<V, I, O> vendor;  // cuSPARSE for the check, set up at its first product
-  std::string vendor_failed;      // why cuSPARSE could not be set up for this structure
+  // The challengers' kernel objects (one per registry name, shared by both ops), set up at the
+  // first product of a check; kept until the next analysis, so that a verdict frees nothing on
+  // the product path.
+  std::vector<std::pair<std::string, SpmvKernelPtr<V, I, O>>> challenger_pool;
 
   static int index_of(Op op) { return op == Op::N ? 0 : 1; }
 
   SpmvKernel<V, I, O>* kernel_for(Op op) const {
     if (op == Op::T && !t_unavailable.empty()) fail(status::unsupported, t_unavailable);
-    if (checks[index_of(op)].vendor_won) return vendor.get();
+    if (SpmvKernel<V, I, O>* w = checks[index_of(op)].winner) return w;
     return op == Op::N || !kernel_t ? kernel_n.get() : kernel_t.get();
   }
 
-  // After an analysis: which ops auto's check compares (it needs the GPU, no race, no
-  // deterministic mode, a pick other than cuSPARSE, and index types cuSPARSE takes).
-  void start_checks(const std::string& n_name, const std::string& t_name) {
-    vendor.reset();
-    vendor_failed.clear();
+  // After an analysis: which ops auto's check compares, and against what (the leaf's runner-up
+  // and cuSPARSE; the GPU, no race, no deterministic mode). cuSPARSE joins for index types it
+  // takes, also when the trees did not name it.
+  void start_checks(const std::string& n_name, const std::string& t_name,
+                    const KernelChoice* choice) {
+    challenger_pool.clear();
     const bool possible = options.kernel == "auto" && options.auto_check && !options.auto_trial &&
                           !options.deterministic && A.memory == Memory::device && A.nnz > 0 &&
-                          !inner && std::is_same_v<I, O>;
+                          !inner;
     for (Op op : {Op::N, Op::T}) {
       Check& c = checks[index_of(op)];
       c = Check{};
+      if (!possible || (op == Op::T && !t_unavailable.empty())) continue;
       const std::string& picked = op == Op::N ? n_name : t_name;
-      c.active = possible && picked != options.auto_vendor_kernel &&
-                 (op == Op::N || t_unavailable.empty());
+      std::vector<std::string> names;
+      if (choice) names = (op == Op::N ? choice->n : choice->t).alternatives;
+      if (std::is_same_v<I, O>) names.push_back(options.auto_vendor_kernel);
+      for (const std::string& name : names)
+        if (name != picked &&
+            std::find(c.challengers.begin(), c.challengers.end(), name) == c.challengers.end())
+          c.challengers.push_back(name);
+      c.active = !c.challengers.empty();
     }
   }
 
-  // The decision handed to duplicates names cuSPARSE for an op whose check it won.
-  void record_vendor_win(Op op) {
+  // The decision handed to duplicates names the kernel that won op's check.
+  void record_win(Op op, const std::string& name) {
     if (!decision) return;
     auto changed = std::make_shared<KernelDecision>(*decision);
     KernelSelection& s = op == Op::N ? changed->choice.n : changed->choice.t;
-    s.name = options.auto_vendor_kernel;
-    s.reason += "; " + options.auto_vendor_kernel + " was faster at the first products";
+    s.name = name;
+    s.reason += "; " + name + " was faster at the first products";
     decision = std::move(changed);
   }
 
+  std::size_t challenger_bytes() const {
+    std::size_t bytes = 0;
+    for (const auto& [name, k] : challenger_pool) bytes += k->workspace_bytes();
+    return bytes;
+  }
+
 #if defined(HOLA_ENABLE_CUDA)
-  // cuSPARSE for the check of op, set up at its first product; null (and why) when it cannot
-  // take this matrix or op (beyond 2^31 - 1 nonzeros, out of memory).
-  SpmvKernel<V, I, O>* vendor_for(Op op, void* stream, std::string& why) {
-    if (!vendor && vendor_failed.empty()) {
-      SpmvKernelPtr<V, I, O> k =
-          usable_kernel<V, I, O>(options.auto_vendor_kernel, op, A.memory, options);
-      if (!k) {
-        vendor_failed = "it cannot do op " + std::string(op_name(op)) + " for these types";
-      } else {
-        try {
-          k->setup(A, stream);
-          vendor = std::move(k);
-        } catch (const error& e) {
-          if (e.code() == status::cuda) throw;
-          vendor_failed = e.what();
-        }
+  // The challenger `name` for op, set up for A (once per name); null, with why, when it cannot
+  // take this matrix or op (cuSPARSE beyond 2^31 - 1 nonzeros, out of memory, ...).
+  SpmvKernel<V, I, O>* challenger(const std::string& name, Op op, void* stream, std::string& why) {
+    SpmvKernel<V, I, O>* k = nullptr;
+    for (auto& [n, made] : challenger_pool)
+      if (n == name) k = made.get();
+    if (!k) {
+      SpmvKernelPtr<V, I, O> made = usable_kernel<V, I, O>(name, op, A.memory, options);
+      if (!made) {
+        why = "it cannot do op " + std::string(op_name(op)) + " for these types";
+        return nullptr;
       }
+      try {
+        made->setup(A, stream);
+      } catch (const error& e) {
+        if (e.code() == status::cuda) throw;
+        why = e.what();
+        return nullptr;
+      }
+      k = made.get();
+      challenger_pool.emplace_back(name, std::move(made));
     }
-    if (vendor && !vendor->supports(op)) {
+    if (!k->supports(op)) {
       why = "it cannot do op " + std::string(op_name(op));
       return nullptr;
     }
-    why = vendor_failed;
-    return vendor.get();
+    return k;
   }
 
   // One product of op while its check is active: the step's kernel, timed when the step says
@@ -218,56 +239,63 @@ struct Operator<V, I, O>::Impl {
     Check& c = checks[index_of(op)];
     SpmvKernel<V, I, O>* pick = kernel_for(op);
     const std::string on = "; op " + std::string(op_name(op)) + " ";
-    auto end_on_pick = [&](const std::string& why) {
-      c.active = false;
-      c.timer.reset();
-      reason += on + "kept " + pick->name() + " unchecked (" + why + ")";
-    };
     auto product = [&](SpmvKernel<V, I, O>* k) {
       k->apply(op, alpha, x, beta, y_in, y_out, stream);
     };
-    if (c.products == 0 && pick->name() == options.auto_vendor_kernel) {
-      c.active = false;  // a fallback made cuSPARSE the pick
-      return product(pick);
-    }
     if (gpu::stream_capturing(stream)) {
-      // A CUDA graph keeps the kernel it captured, so the check ends on it.
-      end_on_pick("a CUDA graph captured its product");
+      // A CUDA graph keeps the kernel it captured, so the check ends on it; the challengers'
+      // setup, which may synchronise, never runs inside a capture.
+      c.active = false;
+      c.timer.reset();
+      reason += on + "kept " + pick->name() + " unchecked (a CUDA graph captured its product)";
       return product(pick);
     }
-    if (c.products < VendorCheck::kProducts) {
-      const VendorCheck::Step step = VendorCheck::step(c.products);
-      SpmvKernel<V, I, O>* k = pick;
-      if (step.vendor) {
+    if (c.products == 0) {
+      c.runs = {pick};
+      for (const std::string& name : c.challengers) {
         std::string why;
-        k = vendor_for(op, stream, why);
-        if (!k) {
-          end_on_pick(options.auto_vendor_kernel + ": " + why);
-          return product(pick);
-        }
+        if (name == pick->name()) continue;  // a fallback made a challenger the pick
+        if (SpmvKernel<V, I, O>* k = challenger(name, op, stream, why))
+          c.runs.push_back(k);
+        else
+          reason += on + name + " not checked (" + why + ")";
       }
-      if (!c.timer) c.timer = std::make_unique<gpu::ProductTimer>(VendorCheck::kSlots);
+      if (c.runs.size() < 2) {
+        c.active = false;
+        return product(pick);
+      }
+      c.timer =
+          std::make_unique<gpu::ProductTimer>(ProductCheck::slots(static_cast<int>(c.runs.size())));
+    }
+    const int n = static_cast<int>(c.runs.size());
+    if (c.products < ProductCheck::products(n)) {
+      const ProductCheck::Step step = ProductCheck::step(c.products, n);
       if (step.slot >= 0) c.timer->start(step.slot, stream);
-      product(k);
+      product(c.runs[static_cast<std::size_t>(step.candidate)]);
       if (step.slot >= 0) c.timer->stop(step.slot, stream);
       ++c.products;
       return;
     }
     if (c.timer->done()) {
-      std::vector<double> ms(VendorCheck::kSlots);
-      for (int s = 0; s < VendorCheck::kSlots; ++s)
-        ms[static_cast<std::size_t>(s)] = c.timer->elapsed_ms(s);
-      c.active = false;
-      c.timer.reset();
-      c.vendor_won = VendorCheck::vendor_wins(ms, options.auto_check_margin);
+      std::vector<double> ms(static_cast<std::size_t>(ProductCheck::slots(n)));
+      for (std::size_t s = 0; s < ms.size(); ++s) ms[s] = c.timer->elapsed_ms(static_cast<int>(s));
+      const int won = ProductCheck::winner(ms, n, options.auto_check_margin);
       std::ostringstream report;
       report.precision(4);
-      report << on << "checked at its first products (best of " << VendorCheck::kTimedRounds
-             << ", us): " << pick->name() << " " << VendorCheck::best_ms(ms, false) * 1e3 << ", "
-             << options.auto_vendor_kernel << " " << VendorCheck::best_ms(ms, true) * 1e3 << " -> "
-             << (c.vendor_won ? options.auto_vendor_kernel : pick->name());
+      report << on << "checked at its first products (best of " << ProductCheck::kTimedRounds
+             << ", us):";
+      for (int k = 0; k < n; ++k)
+        report << " " << c.runs[static_cast<std::size_t>(k)]->name() << " "
+               << ProductCheck::best_ms(ms, k, n) * 1e3;
+      report << " -> " << c.runs[static_cast<std::size_t>(won)]->name();
       reason += report.str();
-      if (c.vendor_won) record_vendor_win(op);
+      c.active = false;
+      c.timer.reset();
+      if (won > 0) {
+        c.winner = c.runs[static_cast<std::size_t>(won)];
+        record_win(op, c.winner->name());
+      }
+      c.runs.clear();
     }
     product(kernel_for(op));
   }
@@ -332,7 +360,7 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
     }
     impl_->kernel_n->set_values(A.values);
     if (impl_->kernel_t && !impl_->t_deferred) impl_->kernel_t->set_values(A.values);
-    if (impl_->vendor) impl_->vendor->set_values(A.values);
+    for (auto& [name, k] : impl_->challenger_pool) k->set_values(A.values);
     return;
   }
   // The Operator changes only when all three steps succeeded.
@@ -361,7 +389,8 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
       inner->setup(rows_kept->matrix(A.values), inner_version, stream);
     }
   }
-  Prepared p;  // empty when `inner` does the products
+  Prepared p;           // empty when `inner` does the products
+  KernelChoice choice;  // this analysis's (not when `inner` does the products)
   std::shared_ptr<const KernelDecision> decision;
   bool takes_over = false;
   if (inner) {
@@ -376,7 +405,7 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
   } else {
     takes_over = impl_->adopted_fits(A);
     t0 = Clock::now();
-    const KernelChoice choice = choose(A, stream);
+    choice = choose(A, stream);
     times.choose_ms = ms_since(t0);
     t0 = Clock::now();
     p = prepare(A, choice, stream);
@@ -407,7 +436,8 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
   impl_->rows_kept = std::move(rows_kept);
   impl_->inner = std::move(inner);
   impl_->inner_version = inner_version;
-  impl_->start_checks(p.n_name, p.t_unavailable.empty() ? p.t_name : p.n_name);
+  impl_->start_checks(p.n_name, p.t_unavailable.empty() ? p.t_name : p.n_name,
+                      impl_->inner ? nullptr : &choice);
   impl_->ready = true;
   ++impl_->analyses;
   if (takes_over) ++impl_->taken_over;
@@ -702,7 +732,7 @@ std::size_t Operator<V, I, O>::workspace_bytes() const {
   if (impl_->inner) return impl_->inner->workspace_bytes() + impl_->rows_kept->bytes();
   return impl_->kernel_n->workspace_bytes() +
          (impl_->kernel_t && !impl_->t_deferred ? impl_->kernel_t->workspace_bytes() : 0) +
-         (impl_->vendor ? impl_->vendor->workspace_bytes() : 0);
+         impl_->challenger_bytes();
 }
 template <class V, class I, class O>
 std::int64_t Operator<V, I, O>::compressed_rows() const {

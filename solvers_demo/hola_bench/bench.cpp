@@ -269,7 +269,7 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
         // Every run timed; the warm-up ones are dropped. A run over the cap ends the
         // measurement (when it was a warm-up run, it is the measurement). Not the first run:
         // it may include loading the kernel's module (CUDA loads modules lazily).
-        // auto's check at the first products alternates the pick with cuSPARSE: the timed runs
+        // auto's check at the first products rotates the pick and its challengers: the timed runs
         // start once it has decided (its products count as warm-up).
         if (auto* a = dynamic_cast<AutoKernel<V, I, O>*>(kernel.get()); a && !on_host) {
           for (int r = 0; r < 64 && a->checking(op); ++r) {

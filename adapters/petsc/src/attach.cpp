@@ -355,9 +355,9 @@ PetscErrorCode ReadSettings(Mat A, Settings* s) {
   s->auto_race = flg == PETSC_TRUE;
   flg = s->auto_check ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(PetscOptionsBool("-mat_hola_auto_check",
-                             "auto on the GPU: time the tree's pick against cuSPARSE over the "
-                             "first products of each op (no synchronisation) and keep cuSPARSE "
-                             "when it is faster",
+                             "auto on the GPU: time the tree's pick against its runner-up and "
+                             "cuSPARSE over the first products of each op (no synchronisation) "
+                             "and keep the fastest",
                              "MatMult", flg, &flg, nullptr));
   s->auto_check = flg == PETSC_TRUE;
   PetscCall(

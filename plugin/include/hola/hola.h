@@ -58,10 +58,11 @@ hola_status hola_operator_create(hola_operator* op, hola_value_type value_type,
  * per structure, and its pick may differ between runs. Takes effect at the next setup, which
  * then analyses the matrix again. */
 hola_status hola_operator_set_auto_race(hola_operator op, int on);
-/* "auto" on the GPU without the race: time the decision tree's kernel against cuSPARSE over the
- * first products of each op (8 of them alternate the two; CUDA events, no synchronisation) and
- * run cuSPARSE from then on when it was faster by more than 3 %. On by default (1); 0 keeps the
- * tree's kernel as it is. Takes effect at the next setup, which then analyses the matrix again. */
+/* "auto" on the GPU without the race: time the decision tree's kernel against its runner-up and
+ * cuSPARSE over the first products of each op (they take turns; CUDA events, no
+ * synchronisation) and run the fastest from then on when it beat the tree's by more than 3 %. On by
+ * default (1); 0 keeps the tree's kernel as it is. Takes effect at the next setup, which then
+ * analyses the matrix again. */
 hola_status hola_operator_set_auto_check(hola_operator op, int on);
 /* Analysis, cached on (arrays, sizes, structure_version); same key: values refreshed only. */
 hola_status hola_operator_setup(hola_operator op, int64_t rows, int64_t cols, int64_t nnz,

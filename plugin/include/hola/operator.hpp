@@ -52,16 +52,18 @@ struct OperatorOptions {
   // pick, then checked against cuSPARSE at the first products (auto_check). Never in
   // deterministic mode.
   bool auto_trial = false;
-  // "auto" on the GPU without the race: the first products of each op (8 of them) alternate the
-  // tree's pick with cuSPARSE (auto_vendor_kernel), 3 of each timed with CUDA events on the
-  // product's own stream. The events are read once the GPU has passed them (no
-  // synchronisation), and cuSPARSE runs the op from then on when its best product, times
-  // auto_check_margin, beats the pick's. So a matrix the trees misjudge costs a few products,
-  // not a solve, and the check measures what the caller's loop pays (a launch gap included).
-  // cuSPARSE is set up at its first product (once per structure: it allocates and
-  // synchronises that stream then). Off in deterministic mode, with the race (it times
-  // cuSPARSE already), when the pick is cuSPARSE, for mixed index types, and for products
-  // captured into a CUDA graph (a capture ends the check on the pick, which the graph keeps).
+  // "auto" on the GPU without the race: the first products of each op take turns between the
+  // tree's pick and its challengers, the leaf's runner-up and cuSPARSE (auto_vendor_kernel;
+  // not for mixed index types): 4 products each, the last 3 timed with CUDA events on the
+  // product's own stream (12 products with three kernels). The events are read once the GPU
+  // has passed them (no synchronisation), and from then on the fastest challenger runs the op
+  // if its best product, times auto_check_margin, beats the pick's. So a matrix the trees
+  // misjudge costs a few products, not a solve, and the check measures what the caller's loop
+  // pays (a launch gap included). The challengers are set up at the check's first product
+  // (once per structure: they allocate, and cuSPARSE synchronises that stream) and kept until
+  // the next analysis. Off in deterministic mode and with the race (which times the same
+  // kernels at setup); a product captured into a CUDA graph ends the check on the pick, which
+  // the graph keeps.
   // Where the two kernels are within the noise of the margin, the verdict may differ from run
   // to run; auto_check = false (or deterministic mode) runs the tree's pick every time.
   bool auto_check = true;
