@@ -41,20 +41,17 @@ TEST(CApi, ProductsAndNames) {
   const char* name = nullptr;
   ASSERT_EQ(hola_operator_kernel_name(op, HOLA_OP_N, &name), HOLA_SUCCESS);
   EXPECT_STREQ(name, "cpu");
-  // The race switch: accepted, and the next setup analyses again (host: still "cpu").
-  EXPECT_EQ(hola_operator_set_auto_race(op, 1), HOLA_SUCCESS);
-  ASSERT_EQ(hola_operator_setup(op, 3, 3, 5, kRowPtr, kColIdx, kValues, HOLA_MEMORY_HOST, 1),
-            HOLA_SUCCESS);
-  ASSERT_EQ(hola_operator_kernel_name(op, HOLA_OP_N, &name), HOLA_SUCCESS);
-  EXPECT_STREQ(name, "cpu");
-  EXPECT_EQ(hola_operator_set_auto_race(nullptr, 1), HOLA_INVALID_ARGUMENT);
-  // The check at the first products: the same (host matrices never run it).
-  EXPECT_EQ(hola_operator_set_auto_check(op, 0), HOLA_SUCCESS);
-  ASSERT_EQ(hola_operator_setup(op, 3, 3, 5, kRowPtr, kColIdx, kValues, HOLA_MEMORY_HOST, 1),
-            HOLA_SUCCESS);
-  ASSERT_EQ(hola_operator_kernel_name(op, HOLA_OP_N, &name), HOLA_SUCCESS);
-  EXPECT_STREQ(name, "cpu");
-  EXPECT_EQ(hola_operator_set_auto_check(nullptr, 1), HOLA_INVALID_ARGUMENT);
+  // The race and the check at the first products: each switch is accepted and the next setup
+  // analyses again (host matrices: still "cpu"); a null operator is refused.
+  for (auto set_switch : {hola_operator_set_auto_race, hola_operator_set_auto_check}) {
+    EXPECT_EQ(set_switch(op, 1), HOLA_SUCCESS);
+    EXPECT_EQ(set_switch(op, 0), HOLA_SUCCESS);
+    ASSERT_EQ(hola_operator_setup(op, 3, 3, 5, kRowPtr, kColIdx, kValues, HOLA_MEMORY_HOST, 1),
+              HOLA_SUCCESS);
+    ASSERT_EQ(hola_operator_kernel_name(op, HOLA_OP_N, &name), HOLA_SUCCESS);
+    EXPECT_STREQ(name, "cpu");
+    EXPECT_EQ(set_switch(nullptr, 1), HOLA_INVALID_ARGUMENT);
+  }
   EXPECT_EQ(hola_operator_destroy(op), HOLA_SUCCESS);
 }
 

@@ -132,19 +132,30 @@ TEST_F(Fixture, DuplicateTakesOverTheDecision) {
   EXPECT_EQ(by_name.selection_reason().find("taken over"), std::string::npos);
 }
 
-TEST_F(Fixture, SwitchingTheRaceRedoesTheAnalysis) {
+// Switching an auto option away from its default (read by `get`) redoes the analysis at the
+// next setup; setting it again to the same value redoes nothing.
+template <class Get, class Set>
+void expect_switch_redoes_analysis(const hola::CsrView<double, std::int32_t, std::int64_t>& A,
+                                   Get get, Set set) {
   Op64 op;
-  EXPECT_FALSE(op.options().auto_trial);  // off by default (setup cost, reproducibility)
-  op.setup(A.view(), 1);
-  op.setup(A.view(), 1);
+  const bool flipped = !get(op);
+  op.setup(A, 1);
+  op.setup(A, 1);
   EXPECT_EQ(op.analysis_count(), 1u);
-  op.set_auto_trial(true);
-  EXPECT_TRUE(op.options().auto_trial);
-  op.setup(A.view(), 1);
+  set(op, flipped);
+  EXPECT_EQ(get(op), flipped);
+  op.setup(A, 1);
   EXPECT_EQ(op.analysis_count(), 2u);
-  op.set_auto_trial(true);  // no change: nothing to redo
-  op.setup(A.view(), 1);
+  set(op, flipped);  // no change: nothing to redo
+  op.setup(A, 1);
   EXPECT_EQ(op.analysis_count(), 2u);
+}
+
+TEST_F(Fixture, SwitchingTheRaceRedoesTheAnalysis) {
+  EXPECT_FALSE(Op64{}.options().auto_trial);  // off by default (setup cost, reproducibility)
+  expect_switch_redoes_analysis(
+      A.view(), [](const Op64& op) { return op.options().auto_trial; },
+      [](Op64& op, bool on) { op.set_auto_trial(on); });
 }
 
 TEST_F(Fixture, SwitchingTheCheckRedoesTheAnalysis) {
@@ -154,13 +165,9 @@ TEST_F(Fixture, SwitchingTheCheckRedoesTheAnalysis) {
   op.setup(A.view(), 1);
   // Host matrices have no cuSPARSE to be checked against.
   for (hola::Op o : {hola::Op::N, hola::Op::T}) EXPECT_FALSE(op.auto_check_pending(o));
-  op.set_auto_check(false);
-  EXPECT_FALSE(op.options().auto_check);
-  op.setup(A.view(), 1);
-  EXPECT_EQ(op.analysis_count(), 2u);
-  op.set_auto_check(false);  // no change: nothing to redo
-  op.setup(A.view(), 1);
-  EXPECT_EQ(op.analysis_count(), 2u);
+  expect_switch_redoes_analysis(
+      A.view(), [](const Op64& op) { return op.options().auto_check; },
+      [](Op64& op, bool on) { op.set_auto_check(on); });
 }
 
 TEST(OperatorOptionsTest, CheckMarginMustBeFiniteAndPositive) {

@@ -341,35 +341,32 @@ PetscErrorCode ReadSettings(Mat A, Settings* s) {
   PetscOptionsBegin(PetscObjectComm((PetscObject)A), prefix, "Hola SpMV options", "Mat");
   PetscCall(PetscOptionsString("-mat_hola_kernel", ("Hola SpMV kernel: " + names).c_str(),
                                "MatMult", kernel, kernel, sizeof(kernel), &set));
-  flg = s->deterministic ? PETSC_TRUE : PETSC_FALSE;
-  PetscCall(PetscOptionsBool("-mat_hola_deterministic",
-                             "Bitwise reproducible products (no floating-point atomics)", "MatMult",
-                             flg, &flg, nullptr));
-  s->deterministic = flg == PETSC_TRUE;
-  flg = s->auto_race ? PETSC_TRUE : PETSC_FALSE;
-  PetscCall(PetscOptionsBool("-mat_hola_auto_race",
-                             "auto on the GPU: also time the tree's pick, its runner-up and "
-                             "cuSPARSE at setup and keep the fastest (costs milliseconds per "
-                             "structure)",
-                             "MatMult", flg, &flg, nullptr));
-  s->auto_race = flg == PETSC_TRUE;
-  flg = s->auto_check ? PETSC_TRUE : PETSC_FALSE;
-  PetscCall(PetscOptionsBool("-mat_hola_auto_check",
-                             "auto on the GPU: time the tree's pick against its runner-up and "
-                             "cuSPARSE over the first products of each op (no synchronisation) "
-                             "and keep the fastest",
-                             "MatMult", flg, &flg, nullptr));
-  s->auto_check = flg == PETSC_TRUE;
+  // PetscOptionsBool works on PetscBool; the settings keep bool.
+  auto read_bool = [&](const char* name, const char* help, bool& value) -> PetscErrorCode {
+    flg = value ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(PetscOptionsBool(name, help, "MatMult", flg, &flg, nullptr));
+    value = flg == PETSC_TRUE;
+    return PETSC_SUCCESS;
+  };
+  PetscCall(read_bool("-mat_hola_deterministic",
+                      "Bitwise reproducible products (no floating-point atomics)",
+                      s->deterministic));
+  PetscCall(read_bool("-mat_hola_auto_race",
+                      "auto on the GPU: also time the tree's pick, its runner-up and cuSPARSE at "
+                      "setup and keep the fastest (costs milliseconds per structure)",
+                      s->auto_race));
+  PetscCall(read_bool("-mat_hola_auto_check",
+                      "auto on the GPU: time the tree's pick against its runner-up and cuSPARSE "
+                      "over the first products of each op (no synchronisation) and keep the "
+                      "fastest",
+                      s->auto_check));
   PetscCall(
       PetscOptionsInt("-mat_hola_compress_min_rows",
                       "Leave a block's empty rows out of the kernels' work when at least half "
                       "of its rows and at least this many are empty (a ghost block); "
                       "negative: never",
                       "MatMult", s->compress_min_rows, &s->compress_min_rows, nullptr));
-  flg = s->view ? PETSC_TRUE : PETSC_FALSE;
-  PetscCall(PetscOptionsBool("-mat_hola_view", "Print the kernel Hola chose and why", "MatMult",
-                             flg, &flg, nullptr));
-  s->view = flg == PETSC_TRUE;
+  PetscCall(read_bool("-mat_hola_view", "Print the kernel Hola chose and why", s->view));
   PetscOptionsEnd();
   PetscCheck(hola::KernelRegistry::find(kernel), PetscObjectComm((PetscObject)A),
              PETSC_ERR_ARG_OUTOFRANGE, "Hola: unknown -mat_hola_kernel '%s' (known: %s)", kernel,
