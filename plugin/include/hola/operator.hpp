@@ -126,10 +126,11 @@ class Operator {
   // One exception, once per structure: when op T needs a kernel of its own on the GPU (auto
   // chose another kernel for T, or the kernel for N cannot transpose), that kernel is set up
   // at the first product with op T (allocation included), not at setup, so that solvers
-  // which never transpose do not pay for it. Likewise cuSPARSE for auto's check
-  // (OperatorOptions::auto_check) at its first product. The same holds for the column index that
-  // the row-wise kernels (scalar, vector, vector-adaptive) build for their one-launch op T on
-  // matrices of up to KernelOptions::gather_transpose_max_nnz nonzeros (2^18 by default).
+  // which never transpose do not pay for it. Likewise auto's challengers (the
+  // runner-up, cuSPARSE) at the first product of its check (OperatorOptions::auto_check). The same
+  // holds for the column index that the row-wise kernels (scalar, vector, vector-adaptive) build
+  // for their one-launch op T on matrices of up to KernelOptions::gather_transpose_max_nnz nonzeros
+  // (2^18 by default).
   void apply(Op op, V alpha, ConstVec<V> x, V beta, ConstVec<V> y_in, Vec<V> y_out,
              void* stream = nullptr);
   // In place: y = alpha op(A) x + beta y.
