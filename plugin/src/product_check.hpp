@@ -4,6 +4,7 @@
 // tests run it without a GPU; operator.cpp does the CUDA part (gpu::ProductTimer).
 #pragma once
 
+#include <cstddef>
 #include <limits>
 #include <vector>
 

@@ -72,6 +72,8 @@ def oracle(d):
 
 
 def main():
+    print("# python3 bench/results/2026-11-27-h100-auto-check/summary.py: derived from the runs'"
+          " files named below (each names its commit, GPU and hola-bench command)")
     for name in RUNS:
         d = load(name)
         print(f"== {name}: commit {d['commit']}, {d['device']}")
