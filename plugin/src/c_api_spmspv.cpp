@@ -23,6 +23,7 @@ struct AnySpmspv {
   virtual const char* last() const = 0;
   virtual void set_validate_vectors(bool on) = 0;
   virtual void set_calibrate(bool on) = 0;
+  virtual void set_deterministic(bool on) = 0;
 };
 
 template <class V, class I, class O>
@@ -70,6 +71,7 @@ struct TypedSpmspv final : AnySpmspv {
   const char* last() const override { return op.last_kernel(); }
   void set_validate_vectors(bool on) override { op.set_validate_vectors(on); }
   void set_calibrate(bool on) override { op.set_calibrate(on); }
+  void set_deterministic(bool on) override { op.set_deterministic(on); }
 };
 
 template <class F>
@@ -141,6 +143,10 @@ hola_status hola_spmspv_set_validate_vectors(hola_spmspv op, int on) {
 
 hola_status hola_spmspv_set_calibrate(hola_spmspv op, int on) {
   return guarded([&] { get(op)->set_calibrate(on != 0); });
+}
+
+hola_status hola_spmspv_set_deterministic(hola_spmspv op, int on) {
+  return guarded([&] { get(op)->set_deterministic(on != 0); });
 }
 
 hola_status hola_spmspv_last_kernel(hola_spmspv op, const char** name) {

@@ -276,27 +276,30 @@ struct Operator<V, I, O>::Impl {
       ++c.products;
       return;
     }
-    if (c.timer->done()) {
-      std::vector<double> ms(static_cast<std::size_t>(ProductCheck::slots(n)));
-      for (std::size_t s = 0; s < ms.size(); ++s) ms[s] = c.timer->elapsed_ms(static_cast<int>(s));
-      const int won = ProductCheck::winner(ms, n, options.auto_check_margin);
-      std::ostringstream report;
-      report.precision(4);
-      report << on << "checked at its first products (best of " << ProductCheck::kTimedRounds
-             << ", us):";
-      for (int k = 0; k < n; ++k)
-        report << " " << c.runs[static_cast<std::size_t>(k)]->name() << " "
-               << ProductCheck::best_ms(ms, k, n) * 1e3;
-      report << " -> " << c.runs[static_cast<std::size_t>(won)]->name();
-      reason += report.str();
-      c.active = false;
-      c.timer.reset();
-      if (won > 0) {
-        c.winner = c.runs[static_cast<std::size_t>(won)];
-        record_win(op, c.winner->name());
-      }
-      c.runs.clear();
+    // The verdict comes at this product, the first after the check, whatever the GPU's
+    // progress: the host waits for the last timed product if the GPU has not passed it yet
+    // (once per op and structure). Which product runs which kernel then never depends on
+    // timing, so a run's rounding is repeatable when its verdict is.
+    c.timer->wait();
+    std::vector<double> ms(static_cast<std::size_t>(ProductCheck::slots(n)));
+    for (std::size_t s = 0; s < ms.size(); ++s) ms[s] = c.timer->elapsed_ms(static_cast<int>(s));
+    const int won = ProductCheck::winner(ms, n, options.auto_check_margin);
+    std::ostringstream report;
+    report.precision(4);
+    report << on << "checked at its first products (best of " << ProductCheck::kTimedRounds
+           << ", us):";
+    for (int k = 0; k < n; ++k)
+      report << " " << c.runs[static_cast<std::size_t>(k)]->name() << " "
+             << ProductCheck::best_ms(ms, k, n) * 1e3;
+    report << " -> " << c.runs[static_cast<std::size_t>(won)]->name();
+    reason += report.str();
+    c.active = false;
+    c.timer.reset();
+    if (won > 0) {
+      c.winner = c.runs[static_cast<std::size_t>(won)];
+      record_win(op, c.winner->name());
     }
+    c.runs.clear();
     product(kernel_for(op));
   }
 #endif

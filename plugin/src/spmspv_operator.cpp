@@ -66,6 +66,7 @@ struct SpmspvOperator<V, I, O>::Device {
   RowLengthStats rows_of_A, rows_of_At;      // At's: estimated (mean only) without a column view
   double densify_ms[2] = {-1, -1};           // per op (N, T); -1: op cannot densify
   spmspv::GpuCalibration calibration[2][2];  // [op N, T][dense, sparse y]; probes 0: none
+  bool deterministic = false;                // SpmspvOptions::deterministic at this setup
   // The last auto selection (last_reason formats it on demand: nothing is formatted per call).
   bool last_auto = false;
   spmspv::GpuCallFeatures last_features;
@@ -305,13 +306,19 @@ std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 // Which candidates can run op, indexed by spmspv::gpu::Kernel: the matrix-driven kernels read
 // rows of op(A), the vector-driven ones columns of op(A), so each needs the column view (A^T) for
 // one of the two ops; densify needs a dense SpMV for op (and plus_times, said by the caller).
-void available_kernels(Op op, bool has_at, bool densify_ok, bool (&available)[5]) {
+// Deterministic: matrix_direct and vector_balanced with the sorted write-back alone, which both
+// sum each output's products in increasing input index from the first (the same bits whichever
+// runs); not the atomic kernels, nor densify (its SpMV sums in its own order).
+void available_kernels(Op op, bool has_at, bool densify_ok, bool deterministic,
+                       bool (&available)[5]) {
   namespace sg = spmspv::gpu;
   available[static_cast<int>(sg::Kernel::matrix_direct)] = op == Op::N || has_at;
-  available[static_cast<int>(sg::Kernel::matrix_balanced)] = op == Op::N || has_at;
-  available[static_cast<int>(sg::Kernel::vector_direct)] = op == Op::T || has_at;
+  available[static_cast<int>(sg::Kernel::matrix_balanced)] =
+      !deterministic && (op == Op::N || has_at);
+  available[static_cast<int>(sg::Kernel::vector_direct)] =
+      !deterministic && (op == Op::T || has_at);
   available[static_cast<int>(sg::Kernel::vector_balanced)] = op == Op::T || has_at;
-  available[static_cast<int>(sg::Kernel::densify)] = densify_ok;
+  available[static_cast<int>(sg::Kernel::densify)] = densify_ok && !deterministic;
 }
 
 // The index of the longest of the n rows of row_ptr (device memory; the first of equal ones),
@@ -412,7 +419,8 @@ void calibrate_on_device(spmspv::gpu::Spmspv<V, I, O>& engine, std::int64_t rows
     const Op op = o == 0 ? Op::N : Op::T;
     const std::int64_t n_in = o == 0 ? cols : rows, n_out = o == 0 ? rows : cols;
     bool available[5];
-    available_kernels(op, has_at, densify_ms[o] >= 0, available);
+    available_kernels(op, has_at, densify_ms[o] >= 0, engine.write_back() == sg::WriteBack::sorted,
+                      available);
     const int probes =
         std::min(static_cast<int>(sizes[o].size()), spmspv::GpuCalibration::max_probes);
     for (int form = 0; form < 2 && probes > 0; ++form) {
@@ -515,7 +523,8 @@ void SpmspvOperator<V, I, O>::setup_device(const CsrView<V, I, O>& A,
          "GPU was found");
   const bool same = setup_done_ && device_ && A.memory == A_.memory && A.row_ptr == A_.row_ptr &&
                     A.col_idx == A_.col_idx && A.rows == A_.rows && A.cols == A_.cols &&
-                    A.nnz == A_.nnz && structure_version == version_;
+                    A.nnz == A_.nnz && structure_version == version_ &&
+                    device_->deterministic == options_.deterministic;
   Device* d = device_.get();
   if (same) {
     // Values only: the column view's values gathered again, the engine and the dense SpMV
@@ -561,6 +570,8 @@ void SpmspvOperator<V, I, O>::setup_device(const CsrView<V, I, O>& A,
     has_at = true;
   }
   n.engine.setup(A, has_at ? &At : nullptr, stream);
+  n.deterministic = options_.deterministic;
+  if (n.deterministic) n.engine.set_write_back(spmspv::gpu::WriteBack::sorted);
   n.dense.setup(A, structure_version, stream);
   Operator<V, I, O>* dense = &n.dense;
   const std::int64_t rows = A.rows, cols = A.cols;
@@ -652,7 +663,7 @@ void SpmspvOperator<V, I, O>::apply_device(Op op, spmspv::Semiring semiring,
   available_kernels(
       op, has_at_,
       semiring == spmspv::Semiring::plus_times && d.densify_ms[op == Op::N ? 0 : 1] >= 0,
-      available);
+      d.deterministic, available);
   sg::Kernel kernel = sg::Kernel::densify;
   const auto& k = options_.kernel;
   const bool automatic = k == "auto";
@@ -662,6 +673,12 @@ void SpmspvOperator<V, I, O>::apply_device(Op op, spmspv::Semiring semiring,
       if (k == sg::kernel_name(static_cast<sg::Kernel>(i))) found = i;
     kernel = static_cast<sg::Kernel>(found);
     if (!available[found]) {
+      if (d.deterministic && kernel != sg::Kernel::matrix_direct &&
+          kernel != sg::Kernel::vector_balanced)
+        fail(status::unsupported,
+             "SpmspvOperator: deterministic mode runs matrix_direct and vector_balanced (sorted "
+             "write-back) only, not " +
+                 k);
       if (kernel == sg::Kernel::densify)
         fail(status::unsupported,
              std::string("SpmspvOperator: densify computes over plus_times with a dense SpMV "
@@ -695,7 +712,16 @@ void SpmspvOperator<V, I, O>::apply_device(Op op, spmspv::Semiring semiring,
       d.last_selection = spmspv::select_gpu_kernel(f, available);
     kernel = d.last_selection.kernel;
   }
-  d.engine.apply(kernel, op, semiring, x, mask, y, stream, options_.validate_vectors);
+  if (d.deterministic && y.format == spmspv::OutputFormat::sparse && !y.want_sorted) {
+    // The touched list fills in the order threads meet: sorted, the entries come out the same.
+    spmspv::Output<V, I> sorted_y = y;
+    sorted_y.want_sorted = true;
+    d.engine.apply(kernel, op, semiring, x, mask, sorted_y, stream, options_.validate_vectors);
+    y.nnz = sorted_y.nnz;
+    y.sorted = sorted_y.sorted;
+  } else {
+    d.engine.apply(kernel, op, semiring, x, mask, y, stream, options_.validate_vectors);
+  }
   d.last_auto = automatic;
   last_kernel_ = sg::kernel_name(kernel);
 }

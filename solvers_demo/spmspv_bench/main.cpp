@@ -97,6 +97,7 @@ struct Settings {
   std::vector<double> mask_allowed;  // mask cases: allowed fractions (empty: no mask cases)
   std::vector<std::string> candidates;
   bool with_auto = true;
+  bool deterministic = false;  // SpmspvOptions::deterministic (the atomic kernels then refuse)
   std::uint64_t seed = 1;
 };
 
@@ -235,6 +236,7 @@ void run_matrix(const std::string& name, const Csr64& m64, const std::string& pr
 
   hola::SpmspvOptions options;
   options.validate_vectors = false;  // timed like the kernels: the caller vouches for x
+  options.deterministic = s.deterministic;
   hola::SpmspvOperator<V, I, O> op(options);
   const auto t_setup = std::chrono::steady_clock::now();
   op.setup(A_dev, 0, stream);
@@ -607,6 +609,9 @@ int main(int argc, char** argv) {
   app.add_option("-k,--kernel", kernel_names, "candidates to time (repeatable; default all)")
       ->check(CLI::IsMember(all_kernels));
   app.add_flag("--no-auto", no_auto, "do not time the operator's selection");
+  app.add_flag("--deterministic", s.deterministic,
+               "the operator in deterministic mode: matrix_direct and vector_balanced with the "
+               "sorted write-back (the other candidates are refused and left out)");
   app.add_option("--op", op_names, "ops (N, T)")->check(CLI::IsMember({"N", "T"}));
   app.add_option("--precision", precision, "double, float or both")
       ->check(CLI::IsMember({"double", "float", "both"}));
@@ -719,6 +724,7 @@ int main(int argc, char** argv) {
                 {"command", command},
                 {"date", date},
                 {"semiring", "plus_times"},
+                {"deterministic", s.deterministic},
                 {"index_types", "int32 indices and offsets"},
                 {"timing",
                  {{"warmup", s.warmup},

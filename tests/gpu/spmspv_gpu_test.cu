@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <random>
 #include <string>
@@ -459,6 +460,86 @@ Problem<V, I, O> host_problem(const CsrMatrix<V, I, O>& A, Op op, Semiring s,
   return p;
 }
 
+// vector_balanced with the sorted write-back (WriteBack::sorted) on every family, op, vector
+// format, mask, semiring and output form: right against the reference, with the default chunk
+// and with chunks of 7 pairs (so that runs cross chunks); a dense y over plus_times bitwise equal
+// to matrix_direct's (both sum each output's products in increasing input index, from the
+// first) and to a second call's.
+TYPED_TEST(SpmspvGpu, SortedWriteBack) {
+  HOLA_TYPES;
+  std::int64_t checked = 0, rotate = 0, bitwise = 0;
+  TestStream stream(TestStream::non_blocking);
+  auto families = spmspv_families(SpmspvExtraFamily::rmat_large);
+  families.emplace_back("arrow_3000", gen::arrow(3000));
+  for (const auto& [name, m64] : families) {
+    DeviceMatrix<V, I, O> dm(m64.template convert<V, I, O>());
+    gpu::Spmspv<V, I, O> k;
+    k.setup(dm.A, &dm.At);
+    for (std::int64_t chunk : {std::int64_t(0), std::int64_t(7)}) {
+      k.set_write_back(gpu::WriteBack::sorted, chunk);
+      EXPECT_EQ(k.write_back(), gpu::WriteBack::sorted);
+      for (Op op : {Op::N, Op::T}) {
+        const std::int64_t n_in = op == Op::N ? dm.A.cols : dm.A.rows;
+        const std::int64_t n_out = op == Op::N ? dm.A.rows : dm.A.cols;
+        DeviceMask mask(n_out);
+        for (double density : {0.004, 0.05, 0.5, 1.0}) {
+          DeviceVector<V, I> dv(n_in, density, 700 + static_cast<std::uint64_t>(checked));
+          for (VectorFormat f :
+               {VectorFormat::sorted, VectorFormat::unsorted, VectorFormat::bitmap})
+            for (int mk = 0; mk < 3; ++mk)
+              for (Semiring s : kSemirings) {
+                const int form = static_cast<int>(rotate++ % 3);
+                const std::string diff = apply_and_compare(
+                    k, gpu::Kernel::vector_balanced, op, s, dm, dv.hv.view(f), dv.device(f),
+                    mask.get(mk, true), mask.get(mk, false), form, stream.get());
+                EXPECT_TRUE(diff.empty())
+                    << name << " chunk " << chunk << " op " << op_name(op) << " density " << density
+                    << " " << format_name(f) << " mask " << mk << " " << semiring_name(s)
+                    << " form " << form << ":\n"
+                    << diff;
+                ++checked;
+              }
+          // Bitwise: sorted write-back (twice) and matrix_direct, dense y, plus_times.
+          for (VectorFormat f :
+               {VectorFormat::sorted, VectorFormat::unsorted, VectorFormat::bitmap}) {
+            std::vector<V> got[3];
+            const gpu::Kernel runs[3] = {gpu::Kernel::vector_balanced, gpu::Kernel::vector_balanced,
+                                         gpu::Kernel::matrix_direct};
+            for (int r = 0; r < 3; ++r) {
+              DeviceOutput<V, I> out(n_out, 0);
+              k.apply(runs[r], op, Semiring::plus_times, dv.device(f), mask.get(1, false), out.y,
+                      stream.get());
+              out.host();
+              got[r] = out.host_vals;
+            }
+            for (int r = 1; r < 3; ++r)
+              EXPECT_EQ(std::memcmp(got[0].data(), got[r].data(), got[0].size() * sizeof(V)), 0)
+                  << name << " chunk " << chunk << " op " << op_name(op) << " density " << density
+                  << " " << format_name(f) << ": " << (r == 1 ? "second call" : "matrix_direct")
+                  << " differs bitwise";
+            ++bitwise;
+          }
+        }
+      }
+    }
+    k.set_write_back(gpu::WriteBack::atomic);
+    EXPECT_EQ(k.write_back(), gpu::WriteBack::atomic);
+    DeviceVector<V, I> dv(dm.A.rows, 0.05, 9);
+    const std::string diff =
+        apply_and_compare(k, gpu::Kernel::vector_balanced, Op::T, Semiring::plus_times, dm,
+                          dv.hv.view(VectorFormat::sorted), dv.device(VectorFormat::sorted), Mask{},
+                          Mask{}, 1, stream.get());
+    EXPECT_TRUE(diff.empty()) << name << " back to atomic:\n" << diff;
+  }
+  EXPECT_GT(checked, 3000);
+  EXPECT_GT(bitwise, 100);
+  gpu::Spmspv<double, std::int32_t, std::int32_t> refused;
+  EXPECT_EQ(status_of([&] { refused.set_write_back(static_cast<gpu::WriteBack>(5)); }),
+            status::invalid_argument);
+  EXPECT_EQ(status_of([&] { refused.set_write_back(gpu::WriteBack::sorted, -1); }),
+            status::invalid_argument);
+}
+
 template <class T>
 class SpmspvOperatorGpu : public ::testing::Test {};
 TYPED_TEST_SUITE(SpmspvOperatorGpu, GpuTypes);
@@ -518,6 +599,102 @@ TYPED_TEST(SpmspvOperatorGpu, EveryCandidateMatchesReference) {
     }
   }
   EXPECT_GT(checked, 2000);
+}
+
+// SpmspvOptions::deterministic: matrix_direct and vector_balanced (sorted write-back) are the
+// only candidates, both summing each output's products in increasing input index, so y is the
+// same whichever runs: auto and both forced give bitwise equal dense y's (plus_times), right
+// against the reference, over every vector format with a mask; every semiring into a sparse y
+// asked unsorted comes out right and sorted; the other kernels are refused with y unchanged.
+TYPED_TEST(SpmspvOperatorGpu, DeterministicMode) {
+  HOLA_TYPES;
+  TestStream stream(TestStream::non_blocking);
+  SpmspvOptions options;
+  options.deterministic = true;
+  std::int64_t compared = 0, rotate = 0;
+  for (const auto& [name, m64] : spmspv_families(SpmspvExtraFamily::rmat_large)) {
+    DeviceCsr<V, I, O> dm(m64.template convert<V, I, O>());
+    SpmspvOperator<V, I, O> op(options);
+    op.setup(dm.A, 0, stream.get());
+    for (Op o : {Op::N, Op::T}) {
+      const std::int64_t n_in = o == Op::N ? dm.A.cols : dm.A.rows;
+      const std::int64_t n_out = o == Op::N ? dm.A.rows : dm.A.cols;
+      DeviceMask mask(n_out);
+      for (double density : {0.004, 0.05, 0.5, 1.0}) {
+        DeviceVector<V, I> dv(n_in, density, 900 + static_cast<std::uint64_t>(compared));
+        for (VectorFormat f :
+             {VectorFormat::sorted, VectorFormat::unsorted, VectorFormat::bitmap}) {
+          const char* const kernels[3] = {"auto", "matrix_direct", "vector_balanced"};
+          std::vector<V> got[3];
+          for (int r = 0; r < 3; ++r) {
+            op.set_kernel(kernels[r]);
+            DeviceOutput<V, I> dy(n_out, 0);
+            op.apply(o, Semiring::plus_times, dv.device(f), dy.y, mask.get(1, false), stream.get());
+            const auto p =
+                host_problem(dm.host, o, Semiring::plus_times, dv.hv.view(f), mask.get(1, true));
+            const std::string diff = compare_with_reference(p, dy.host());
+            EXPECT_TRUE(diff.empty()) << name << " op " << op_name(o) << " density " << density
+                                      << " " << format_name(f) << " " << kernels[r] << ":\n"
+                                      << diff;
+            const std::string ran = op.last_kernel();
+            EXPECT_TRUE(ran == "matrix_direct" || ran == "vector_balanced") << ran;
+            got[r] = dy.host_vals;
+          }
+          for (int r = 1; r < 3; ++r)
+            EXPECT_EQ(std::memcmp(got[0].data(), got[r].data(), got[0].size() * sizeof(V)), 0)
+                << name << " op " << op_name(o) << " density " << density << " " << format_name(f)
+                << ": " << kernels[r] << " differs bitwise from auto";
+          op.set_kernel("auto");
+          const Semiring s = kSemirings[rotate++ % 4];
+          DeviceOutput<V, I> sy(n_out, 2);  // sparse, asked unsorted
+          op.apply(o, s, dv.device(f), sy.y, mask.get(2, false), stream.get());
+          const auto p = host_problem(dm.host, o, s, dv.hv.view(f), mask.get(2, true));
+          const std::string diff = compare_with_reference(p, sy.host());
+          EXPECT_TRUE(diff.empty()) << name << " sparse y " << semiring_name(s) << ":\n" << diff;
+          EXPECT_TRUE(sy.y.sorted) << name;
+          ++compared;
+        }
+      }
+      for (const char* refused : {"matrix_balanced", "vector_direct", "densify"}) {
+        op.set_kernel(refused);
+        DeviceOutput<V, I> dy(n_out, 0);
+        DeviceVector<V, I> dv(n_in, 0.05, 5);
+        EXPECT_EQ(status_of([&] {
+                    op.apply(o, Semiring::plus_times, dv.device(VectorFormat::sorted), dy.y, {},
+                             stream.get());
+                  }),
+                  status::unsupported)
+            << refused;
+        const auto untouched = dy.vals.download();
+        EXPECT_TRUE(
+            std::all_of(untouched.begin(), untouched.end(), [](V v) { return std::isnan(v); }))
+            << name << " " << refused;
+      }
+    }
+  }
+  EXPECT_GT(compared, 100);
+  // The mode follows set_deterministic from the next setup, even of the same structure.
+  DeviceCsr<V, I, O> dm(gen::random_rect(300, 200, 6, 17).template convert<V, I, O>());
+  SpmspvOperator<V, I, O> op;
+  op.setup(dm.A, 0, stream.get());
+  DeviceVector<V, I> dv(dm.A.cols, 0.05, 3);
+  auto runs_balanced = [&] {
+    op.set_kernel("matrix_balanced");
+    DeviceOutput<V, I> dy(dm.A.rows, 0);
+    return status_of([&] {
+      op.apply(Op::N, Semiring::plus_times, dv.device(VectorFormat::sorted), dy.y, {},
+               stream.get());
+      DM::sync();
+    });
+  };
+  EXPECT_EQ(runs_balanced(), status::success);
+  op.set_deterministic(true);
+  EXPECT_EQ(runs_balanced(), status::success);  // until the next setup
+  op.setup(dm.A, 0, stream.get());
+  EXPECT_EQ(runs_balanced(), status::unsupported);
+  op.set_deterministic(false);
+  op.setup(dm.A, 0, stream.get());
+  EXPECT_EQ(runs_balanced(), status::success);
 }
 
 // auto over a density sweep on larger matrices, dense and sparse y, N and T: right results,

@@ -735,6 +735,14 @@ TEST(SpmspvCApi, ApplyAndErrors) {
         HOLA_NO_DEVICE);
   EXPECT_EQ(hola_spmspv_set_validate_vectors(op, 1), HOLA_SUCCESS);
   EXPECT_EQ(hola_spmspv_set_validate_vectors(nullptr, 1), HOLA_INVALID_ARGUMENT);
+  // Deterministic mode: the host path is unchanged by it (its kernels are deterministic for a
+  // fixed thread count); the device path is tested in tests/gpu/spmspv_gpu_test.cu.
+  EXPECT_EQ(hola_spmspv_set_deterministic(op, 1), HOLA_SUCCESS);
+  EXPECT_EQ(hola_spmspv_set_deterministic(nullptr, 1), HOLA_INVALID_ARGUMENT);
+  ASSERT_EQ(hola_spmspv_apply_on_stream(op, HOLA_OP_N, HOLA_SEMIRING_PLUS_TIMES, &x, nullptr, &y,
+                                        nullptr),
+            HOLA_SUCCESS);
+  EXPECT_EQ(y.nnz, 11);
   EXPECT_EQ(hola_spmspv_destroy(op), HOLA_SUCCESS);
   hola_spmspv op2 = nullptr;
   EXPECT_EQ(

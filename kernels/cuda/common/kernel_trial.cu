@@ -113,19 +113,11 @@ void ProductTimer::stop(int slot, void* stream) {
   stopped_[static_cast<std::size_t>(slot)] = true;
 }
 
-bool ProductTimer::done() const {
+void ProductTimer::wait() const {
   for (std::size_t k = 0; k < stopped_.size(); ++k) {
-    if (!stopped_[k]) return false;
-    const cudaError_t e = cudaEventQuery(static_cast<cudaEvent_t>(events_[2 * k + 1]));
-    if (e == cudaErrorNotReady) {
-      // Not an error: take it back off the runtime's last error (only if it is that one), so
-      // that a later launch check does not report it.
-      if (cudaPeekAtLastError() == cudaErrorNotReady) (void)cudaGetLastError();
-      return false;
-    }
-    HOLA_CUDA_CHECK(e);
+    if (!stopped_[k]) fail(status::internal, "ProductTimer::wait: a slot was never stopped");
+    HOLA_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(events_[2 * k + 1])));
   }
-  return true;
 }
 
 double ProductTimer::elapsed_ms(int slot) const {

@@ -394,6 +394,61 @@ __global__ void vector_balanced_kernel(std::int64_t nx, const std::int64_t* star
   }
 }
 
+// The sorted write-back of vector_balanced (WriteBack::sorted): the touched nonzeros of
+// positions [first, first + count) of the exclusive scan `start` expanded into (output index,
+// product) pairs, a masked-out output given the key `sentinel` (n_out: it sorts last and is
+// skipped). Stable-sorted by key afterwards, so that equal keys keep this order (x's order, then
+// the row's).
+template <class S, class V, class I, class O>
+__global__ void expand_pairs_kernel(std::int64_t nx, const std::int64_t* start, std::int64_t first,
+                                    std::int64_t count, const I* x_idx, const V* x_val,
+                                    bool x_val_dense, const O* row_ptr, const I* col_idx,
+                                    const V* values, MaskDev mask, I sentinel, I* key, V* val) {
+  for (std::int64_t q = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; q < count;
+       q += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t p = first + q;
+    std::int64_t lo = 0, hi = nx;  // start[lo] <= p < start[hi]
+    while (hi - lo > 1) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (start[mid] <= p)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    const std::int64_t j = static_cast<std::int64_t>(x_idx[lo]);
+    const std::int64_t e = static_cast<std::int64_t>(row_ptr[j]) + (p - start[lo]);
+    const V xv = x_val_dense ? x_val[j] : x_val[lo];
+    const I i = col_idx[e];
+    key[q] = mask.allowed(static_cast<std::int64_t>(i)) ? i : sentinel;
+    val[q] = S::mul(values[e], xv);
+  }
+}
+
+// Runs of equal keys in the sorted pairs [0, count) reduced by the thread at each run's head,
+// from its first pair to its last (no atomics on values). With x in increasing index order
+// (sorted first where it was not) the pairs of an output come in increasing input index, so y_i
+// is the sum of its products in that order, started from the first: what matrix_direct computes
+// over a CSR with increasing columns, bitwise, whichever of the two runs. A run continues what
+// an earlier chunk left in acc (an entry of acc not bitwise at the identity); the runs of one
+// chunk have distinct keys and chunks run one after the other. A long run is one thread's, as a
+// long row is in matrix_direct: the fixed order is the point.
+template <bool Track, class S, class V, class I>
+__global__ void reduce_runs_kernel(std::int64_t count, const I* key, const V* val, I sentinel,
+                                   V* acc, int* flag, I* list, unsigned long long* touched) {
+  const auto identity_bits = to_bits<V>(S::template identity<V>());
+  for (std::int64_t q = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; q < count;
+       q += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const I k = key[q];
+    if (k == sentinel || (q > 0 && key[q - 1] == k)) continue;
+    const std::int64_t i = static_cast<std::int64_t>(k);
+    const V before = acc[i];
+    V sum = to_bits<V>(before) == identity_bits ? val[q] : S::add(before, val[q]);
+    for (std::int64_t r = q + 1; r < count && key[r] == k; ++r) sum = S::add(sum, val[r]);
+    acc[i] = sum;
+    if constexpr (Track) touch(flag, list, touched, i);
+  }
+}
+
 // Output: sparse entries from the list (gather), dense entries scattered, then the listed
 // accumulator entries and flags reset.
 template <class V, class I>
@@ -612,6 +667,36 @@ struct Spmspv<V, I, O>::Impl {
   int sms = 1;
   std::int64_t resident_threads = 2048;  // threads the GPU holds at once
   int direct_lanes = 0;                  // vector_direct's lanes per entry of x (0: per call)
+  WriteBack write_back = WriteBack::atomic;
+  std::int64_t pair_capacity = 0;                     // pairs per chunk (sorted write-back)
+  cuda::DeviceBuffer keys, keys_alt, vals, vals_alt;  // the pairs, double-buffered for the sort
+  std::size_t base_temp_bytes = 0;                    // CUB scratch without the pairs' sort
+  std::int64_t pairs_asked = 0;  // set_write_back's pairs_per_chunk (0: the default)
+  // Allocates the sorted write-back's pairs and the scratch to sort them (setup time).
+  void reserve_pairs() {
+    const std::int64_t nnz = A.nnz;
+    const std::int64_t p =
+        pairs_asked > 0
+            ? pairs_asked
+            : std::max<std::int64_t>(
+                  {n_max, std::min<std::int64_t>(nnz, std::int64_t(1) << 22), std::int64_t(1)});
+    keys.resize(static_cast<std::size_t>(p) * sizeof(I));
+    keys_alt.resize(static_cast<std::size_t>(p) * sizeof(I));
+    vals.resize(static_cast<std::size_t>(p) * sizeof(V));
+    vals_alt.resize(static_cast<std::size_t>(p) * sizeof(V));
+    cub::DoubleBuffer<I> k(nullptr, nullptr);
+    cub::DoubleBuffer<V> v(nullptr, nullptr);
+    std::size_t sort_bytes = 0, x_sort_bytes = 0;
+    HOLA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, k, v, p));
+    // x put in index order first when it is not (an unsorted list; a bitmap's list).
+    HOLA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+        nullptr, x_sort_bytes, static_cast<const I*>(nullptr), static_cast<I*>(nullptr),
+        static_cast<const V*>(nullptr), static_cast<V*>(nullptr),
+        std::max<std::int64_t>(n_max, 1)));
+    temp_bytes = std::max({base_temp_bytes, sort_bytes, x_sort_bytes});
+    temp.resize(temp_bytes > 0 ? temp_bytes : 1);
+    pair_capacity = p;
+  }
   RowLengthStats rows_of_A, rows_of_At;  // rows_of_At empty without A^T
   DenseSpmv dense_spmv;
 };
@@ -626,7 +711,34 @@ std::size_t Spmspv<V, I, O>::workspace_bytes() const {
   const auto& m = *impl_;
   return m.acc.bytes() + m.flag.bytes() + m.list.bytes() + m.sorted.bytes() + m.xbits.bytes() +
          m.xdense.bytes() + m.xlist.bytes() + m.lengths.bytes() + m.start.bytes() +
-         m.counters.bytes() + m.err.bytes() + m.temp.bytes();
+         m.counters.bytes() + m.err.bytes() + m.temp.bytes() + m.keys.bytes() + m.keys_alt.bytes() +
+         m.vals.bytes() + m.vals_alt.bytes();
+}
+
+template <class V, class I, class O>
+void Spmspv<V, I, O>::set_write_back(WriteBack w, std::int64_t pairs_per_chunk) {
+  auto& m = *impl_;
+  if (w != WriteBack::atomic && w != WriteBack::sorted)
+    fail(status::invalid_argument, "spmspv gpu: unknown write-back");
+  if (pairs_per_chunk < 0)
+    fail(status::invalid_argument, "spmspv gpu: pairs per chunk must be 0 (default) or more");
+  m.write_back = w;
+  m.pairs_asked = pairs_per_chunk;
+  if (w == WriteBack::sorted) {
+    m.reserve_pairs();
+  } else {
+    m.keys = {};
+    m.keys_alt = {};
+    m.vals = {};
+    m.vals_alt = {};
+    m.pair_capacity = 0;
+    m.temp_bytes = m.base_temp_bytes;
+  }
+}
+
+template <class V, class I, class O>
+WriteBack Spmspv<V, I, O>::write_back() const {
+  return impl_->write_back;
 }
 
 template <class V, class I, class O>
@@ -700,7 +812,9 @@ void Spmspv<V, I, O>::setup(const CsrView<V, I, O>& A, const CsrView<V, I, O>* A
       static_cast<I*>(nullptr), static_cast<unsigned long long*>(nullptr),
       static_cast<std::int64_t>(un)));
   m.temp_bytes = std::max({scan_bytes, sort_bytes, select_bytes});
+  m.base_temp_bytes = m.temp_bytes;
   m.temp.resize(m.temp_bytes > 0 ? m.temp_bytes : 1);
+  if (m.write_back == WriteBack::sorted) m.reserve_pairs();
   HOLA_CUDA_CHECK(cudaMemsetAsync(m.flag.get(), 0, un * sizeof(int), stream));
   HOLA_CUDA_CHECK(cudaMemsetAsync(m.counters.get(), 0, 3 * sizeof(unsigned long long), stream));
   m.acc_semiring = -1;
@@ -991,12 +1105,55 @@ void Spmspv<V, I, O>::apply(Kernel kernel, Op op, Semiring semiring,
             if (x.nnz == 0) break;
             auto* len = static_cast<std::int64_t*>(m.lengths.get());
             auto* start = static_cast<std::int64_t*>(m.start.get());
+            const bool sorted_write_back = m.write_back == WriteBack::sorted;
+            if (sorted_write_back && x.format != VectorFormat::sorted && x.nnz > 1) {
+              // x in increasing index order, which fixes the order of each output's products.
+              auto* x_sorted = static_cast<I*>(m.sorted.get());  // free until the output stage
+              const int x_bits = cuda::column_index_detail::key_bits<I>(n_in);
+              std::size_t xb_bytes = m.temp_bytes;
+              if (x_val_dense)  // a bitmap's list: values stay indexed by j
+                HOLA_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(m.temp.get(), xb_bytes, x_idx,
+                                                               x_sorted, x.nnz, 0, x_bits, stream));
+              else
+                HOLA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(m.temp.get(), xb_bytes, x_idx,
+                                                                x_sorted, x_val, xdense, x.nnz, 0,
+                                                                x_bits, stream));
+              x_idx = x_sorted;
+              if (!x_val_dense) x_val = xdense;
+            }
             lengths_kernel<<<grid_for(x.nnz, blocks_max), kBlock, 0, stream>>>(x.nnz, x_idx,
                                                                                M.row_ptr, len);
             HOLA_CUDA_CHECK_LAUNCH("lengths");
             std::size_t tb = m.temp_bytes;
             HOLA_CUDA_CHECK(
                 cub::DeviceScan::ExclusiveSum(m.temp.get(), tb, len, start, x.nnz + 1, stream));
+            if (sorted_write_back) {
+              // The touched count sizes the sort: read back (one synchronisation).
+              std::int64_t total = 0;
+              HOLA_CUDA_CHECK(cudaMemcpyAsync(&total, start + x.nnz, sizeof(total),
+                                              cudaMemcpyDeviceToHost, stream));
+              HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+              const I sentinel = static_cast<I>(n_out);
+              const int end_bit = cuda::column_index_detail::key_bits<I>(n_out + 1);
+              for (std::int64_t first = 0; first < total; first += m.pair_capacity) {
+                const std::int64_t c = std::min(m.pair_capacity, total - first);
+                cub::DoubleBuffer<I> keys(static_cast<I*>(m.keys.get()),
+                                          static_cast<I*>(m.keys_alt.get()));
+                cub::DoubleBuffer<V> vals(static_cast<V*>(m.vals.get()),
+                                          static_cast<V*>(m.vals_alt.get()));
+                expand_pairs_kernel<S><<<grid_for(c, blocks_max), kBlock, 0, stream>>>(
+                    x.nnz, start, first, c, x_idx, x_val, x_val_dense, M.row_ptr, M.col_idx,
+                    M.values, md, sentinel, keys.Current(), vals.Current());
+                HOLA_CUDA_CHECK_LAUNCH("expand_pairs");
+                std::size_t sb = m.temp_bytes;
+                HOLA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(m.temp.get(), sb, keys, vals, c, 0,
+                                                                end_bit, stream));
+                reduce_runs_kernel<Track, S><<<grid_for(c, blocks_max), kBlock, 0, stream>>>(
+                    c, keys.Current(), vals.Current(), sentinel, acc, flag, list, counters);
+                HOLA_CUDA_CHECK_LAUNCH("reduce_runs");
+              }
+              break;
+            }
             vector_balanced_kernel<Track, S><<<blocks_max, kBlock, 0, stream>>>(
                 x.nnz, start, x_idx, x_val, x_val_dense, M.row_ptr, M.col_idx, M.values, md, acc,
                 flag, list, counters);

@@ -73,9 +73,9 @@ std::vector<double> time_kernels(const std::vector<SpmvKernel<V, I, O>*>& kernel
                                  std::int64_t rows, std::int64_t cols,
                                  const KernelTrial& trial = {}, void* stream = nullptr);
 
-// CUDA events around a few of the caller's own products, read without waiting ("auto"'s check
-// at the first products, plugin/src/operator.cpp). Creating, recording and querying events
-// allocates no device memory and synchronises nothing; the events are destroyed with the timer.
+// CUDA events around a few of the caller's own products ("auto"'s check at the first products,
+// plugin/src/operator.cpp). Creating and recording events allocates no device memory and
+// synchronises nothing; wait() waits for those events alone. Destroyed with the timer.
 class ProductTimer {
  public:
   explicit ProductTimer(int slots);  // throws status::cuda when the events cannot be made
@@ -85,10 +85,10 @@ class ProductTimer {
   int slots() const { return static_cast<int>(stopped_.size()); }
   void start(int slot, void* stream);
   void stop(int slot, void* stream);
-  // True once every slot has been stopped and its events have completed on the GPU. Never
-  // waits; a "not ready yet" answer leaves no CUDA error behind.
-  bool done() const;
-  double elapsed_ms(int slot) const;  // after done()
+  // Waits until every slot's events have completed (cudaEventSynchronize on each stop event;
+  // immediate once the GPU has passed them). Every slot must have been stopped.
+  void wait() const;
+  double elapsed_ms(int slot) const;  // after wait()
 
  private:
   std::vector<void*> events_;  // cudaEvent_t: start and stop of each slot

@@ -29,6 +29,17 @@ enum class Kernel : int {
                         // compacted; plus_times only
 };
 
+// How vector_balanced combines its products into y. atomic (the default): atomically, in
+// whatever order the threads meet, so that a plus_times sum may round differently from run to
+// run. sorted: x put in increasing index order when it is not, the touched nonzeros expanded
+// into (output index, product) pairs in chunks, each chunk stable-sorted by output index (CUB
+// radix sort), and each output's run of pairs summed by one thread in that order, continuing
+// the earlier chunks' sum: every output is the sum of its products in increasing input index,
+// started from the first, as matrix_direct computes it over a CSR with increasing columns. The
+// same y in every run, for one more stream synchronisation per call (the touched count, which
+// sizes the sort) and the sort's traffic.
+enum class WriteBack : int { atomic = 0, sorted = 1 };
+
 inline const char* kernel_name(Kernel k) {
   switch (k) {
     case Kernel::matrix_direct:
@@ -130,6 +141,13 @@ class Spmspv {
   double time_empty_ms(Kernel kernel, Op op, int warmup, int reps, void* stream = nullptr);
 
   std::size_t workspace_bytes() const;
+
+  // vector_balanced's write-back (kept for the next structures' setups; setup sizes it). sorted
+  // allocates 2 P (sizeof(I) + sizeof(V)) bytes for the pairs (P = max(n, min(nnz, 2^22))
+  // pairs per chunk, n = max(rows, cols)) and grows CUB's scratch to sort them; atomic frees
+  // the pairs. `pairs_per_chunk` > 0 sets P instead (tests: many chunks on small matrices).
+  void set_write_back(WriteBack w, std::int64_t pairs_per_chunk = 0);
+  WriteBack write_back() const;
 
   // Lanes per entry of x in Kernel::vector_direct: 1, 2, 4, 8, 16 or 32, or 0 (the default:
   // chosen per call from nnz(x), the GPU's size and the mean row length). For tests and

@@ -107,6 +107,13 @@ hola_status hola_spmspv_set_validate_vectors(hola_spmspv op, int on);
  * calls; 0: the trained trees choose (also for masked calls either way). Read again by every
  * apply. The host path ignores it. */
 hola_status hola_spmspv_set_calibrate(hola_spmspv op, int on);
+/* Device memory: on != 0 gives y the same in every run, whichever kernel the selection takes:
+ * only matrix_direct and vector_balanced (with its sorted write-back: one more stream
+ * synchronisation per call) run, both summing each output's products in increasing input index,
+ * and a sparse y comes out sorted; the other kernels are refused (HOLA_UNSUPPORTED). Default 0.
+ * Read by the next setup, which analyses again even for the same structure. The host path
+ * ignores it. */
+hola_status hola_spmspv_set_deterministic(hola_spmspv op, int on);
 /* Name of the kernel the last apply used ("matrix_driven", "vector_balanced", "densify", ...);
  * static storage. */
 hola_status hola_spmspv_last_kernel(hola_spmspv op, const char** name);

@@ -55,9 +55,11 @@ struct OperatorOptions {
   // "auto" on the GPU without the race: the first products of each op take turns between the
   // tree's pick and its challengers, the leaf's runner-up and cuSPARSE (auto_vendor_kernel;
   // not for mixed index types): 4 products each, the last 3 timed with CUDA events on the
-  // product's own stream (12 products with three kernels). The events are read once the GPU
-  // has passed them (no synchronisation), and from then on the fastest challenger runs the op
-  // if its best product, times auto_check_margin, beats the pick's. So a matrix the trees
+  // product's own stream (12 products with three kernels). The verdict comes at the next
+  // product, whatever the GPU's progress (the host waits there for the last timed product if
+  // the GPU has not passed it: once per op and structure, so that which product runs which
+  // kernel never depends on timing), and from then on the fastest challenger runs the op if its
+  // best product, times auto_check_margin, beats the pick's. So a matrix the trees
   // misjudge costs a few products, not a solve, and the check measures what the caller's loop
   // pays (a launch gap included). The challengers are set up at the check's first product
   // (once per structure: they allocate, and cuSPARSE synchronises that stream) and kept until

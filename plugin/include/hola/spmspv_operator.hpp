@@ -154,6 +154,19 @@ struct SpmspvOptions {
   // with calibration_margin; masked calls, and every call when off, by the trees.
   bool calibrate = true;
   double calibration_margin = 1.2;
+  // Device memory: y the same in every run, whichever kernel the selection takes. Each output is
+  // the sum (over the semiring) of its products in increasing input index, started from the
+  // first product: matrix_direct computes it so over A's increasing columns (the CSR contract,
+  // checked with validate), and vector_balanced with the sorted write-back
+  // (spmspv::gpu::WriteBack::sorted: x put in index order when it is not, the products sorted
+  // by output and each output's run summed by one thread; 2 P (sizeof(I) + sizeof(V)) bytes
+  // more, P = max(n, min(nnz, 2^22)), and a stream synchronisation per call). Those two are
+  // the only candidates: the atomic kernels and densify (its SpMV sums in its own order) are
+  // left out, and naming one is refused with unsupported. A sparse y comes out sorted. Only the
+  // sign of a zero can differ, where a sum that cancels to +0 meets a -0 product across the
+  // write-back's chunks. Host memory: no effect (the host kernels are deterministic for a fixed
+  // OpenMP thread count).
+  bool deterministic = false;
 };
 
 template <class V, class I, class O>
@@ -188,6 +201,9 @@ class SpmspvOperator {
   // SpmspvOptions::calibrate: read by the next setup of a structure (whether to calibrate) and
   // by each apply (whether to use a calibration that setup made).
   void set_calibrate(bool on) { options_.calibrate = on; }
+  // SpmspvOptions::deterministic: from the next setup, which analyses again even for the same
+  // structure (the applies before it keep the mode of the last setup).
+  void set_deterministic(bool on) { options_.deterministic = on; }
 
   bool is_setup() const { return setup_done_; }
   Memory memory() const { return A_.memory; }
