@@ -462,7 +462,8 @@ Problem<V, I, O> host_problem(const CsrMatrix<V, I, O>& A, Op op, Semiring s,
 
 // vector_balanced with the sorted write-back (WriteBack::sorted) on every family, op, vector
 // format, mask, semiring and output form: right against the reference, with the default chunk
-// and with chunks of 7 pairs (so that runs cross chunks); a dense y over plus_times bitwise equal
+// and with chunks of nnz / 64 pairs (at least 7: runs cross chunks, up to 64 chunks a call); a
+// dense y over plus_times bitwise equal
 // to matrix_direct's (both sum each output's products in increasing input index, from the
 // first) and to a second call's.
 TYPED_TEST(SpmspvGpu, SortedWriteBack) {
@@ -475,7 +476,7 @@ TYPED_TEST(SpmspvGpu, SortedWriteBack) {
     DeviceMatrix<V, I, O> dm(m64.template convert<V, I, O>());
     gpu::Spmspv<V, I, O> k;
     k.setup(dm.A, &dm.At);
-    for (std::int64_t chunk : {std::int64_t(0), std::int64_t(7)}) {
+    for (std::int64_t chunk : {std::int64_t(0), std::max<std::int64_t>(7, dm.A.nnz / 64)}) {
       k.set_write_back(gpu::WriteBack::sorted, chunk);
       EXPECT_EQ(k.write_back(), gpu::WriteBack::sorted);
       for (Op op : {Op::N, Op::T}) {
