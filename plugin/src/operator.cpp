@@ -210,7 +210,14 @@ struct Operator<V, I, O>::Impl {
     for (auto& [n, made] : challenger_pool)
       if (n == name) k = made.get();
     if (!k) {
-      SpmvKernelPtr<V, I, O> made = usable_kernel<V, I, O>(name, op, A.memory, options);
+      // A challenger runs in its reproducible form where it has one (hola's op N on the carry
+      // path at every size, unless the caller set the limit), so that the check's products add
+      // no run-to-run rounding to the pick's own: SNES ex19's GMRES counts moved from run to run
+      // when the atomic op N of a `hola` challenger ran 4 of its products.
+      OperatorOptions reproducible = options;
+      if (reproducible.kernel_options.carry_path_max_nnz < 0)
+        reproducible.kernel_options.carry_path_max_nnz = std::numeric_limits<std::int64_t>::max();
+      SpmvKernelPtr<V, I, O> made = usable_kernel<V, I, O>(name, op, A.memory, reproducible);
       if (!made) {
         why = "it cannot do op " + std::string(op_name(op)) + " for these types";
         return nullptr;
@@ -233,8 +240,8 @@ struct Operator<V, I, O>::Impl {
   }
 
   // One product of op while its check is active: the step's kernel, timed when the step says
-  // so; after the last step, the verdict as soon as the GPU has passed every timed product
-  // (until then the pick runs).
+  // so; at the product after the last step, the verdict (waiting for the last timed product if
+  // the GPU has not passed it).
   void checked_product(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out, void* stream) {
     Check& c = checks[index_of(op)];
     SpmvKernel<V, I, O>* pick = kernel_for(op);
