@@ -210,14 +210,7 @@ struct Operator<V, I, O>::Impl {
     for (auto& [n, made] : challenger_pool)
       if (n == name) k = made.get();
     if (!k) {
-      // A challenger runs in its reproducible form where it has one (hola's op N on the carry
-      // path at every size, unless the caller set the limit), so that the check's products add
-      // no run-to-run rounding to the pick's own: SNES ex19's GMRES counts moved from run to run
-      // when the atomic op N of a `hola` challenger ran 4 of its products.
-      OperatorOptions reproducible = options;
-      if (reproducible.kernel_options.carry_path_max_nnz < 0)
-        reproducible.kernel_options.carry_path_max_nnz = std::numeric_limits<std::int64_t>::max();
-      SpmvKernelPtr<V, I, O> made = usable_kernel<V, I, O>(name, op, A.memory, reproducible);
+      SpmvKernelPtr<V, I, O> made = usable_kernel<V, I, O>(name, op, A.memory, options);
       if (!made) {
         why = "it cannot do op " + std::string(op_name(op)) + " for these types";
         return nullptr;
