@@ -37,6 +37,7 @@ struct Settings {
   int check_every = 0;  // hola::graph::gpu::PageRankOptions's default: chosen per run
   bool use_graph = true;
   bool device_loop = true;
+  bool loop_tail = true;
   int runs = 3;  // timed GPU runs; the median by time is reported
   int reps = 20;
   bool compare = true;
@@ -78,6 +79,7 @@ std::vector<double> run_gpu(const hola::gen::Csr64& g, const Settings& s, nlohma
   opt.check_every = s.check_every;
   opt.use_graph = s.use_graph;
   opt.device_loop = s.device_loop;
+  opt.loop_tail = s.loop_tail;
   opt.personalization = s.host.personalization;
   hola::graph::gpu::PageRank<V, I, O> pr;
   pr.setup(A, opt);
@@ -136,6 +138,7 @@ std::vector<double> run_gpu(const hola::gen::Csr64& g, const Settings& s, nlohma
   j["iterations_run"] = r.iterations_run;
   j["used_graph"] = r.used_graph;
   j["device_loop"] = r.device_loop;
+  j["loop_tail"] = s.loop_tail;
   j["seconds"] = r.seconds;
   j["run_seconds"] = run_seconds;
   j["ms_per_applied_iteration"] = r.iterations > 0 ? r.seconds * 1e3 / r.iterations : 0.0;
@@ -189,6 +192,9 @@ int main(int argc, char** argv) {
   app.add_flag("--no-device-loop", no_device_loop,
                "GPU: chunks of --check-every iterations read by the host, not one graph that the "
                "device ends");
+  bool no_loop_tail = false;
+  app.add_flag("--no-loop-tail", no_loop_tail,
+               "GPU device loop: no one-iteration tail loop (every pass holds k iterations)");
   app.add_option("--runs", set.runs, "GPU: timed PageRank runs after a warm-up (the median)")
       ->check(CLI::Range(1, 1000));
   app.add_option("--reps", set.reps, "GPU: timed repetitions of the single SpMV (median)")
@@ -223,6 +229,7 @@ int main(int argc, char** argv) {
     set.compare = !no_compare;
     set.use_graph = !no_graph;
     set.device_loop = !no_device_loop;
+    set.loop_tail = !no_loop_tail;
     if (!personal.empty()) {
       opt.personalization.assign(static_cast<std::size_t>(g.rows), 0.0);
       for (auto v : personal) {

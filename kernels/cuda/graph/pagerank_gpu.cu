@@ -4,9 +4,12 @@
 // three-slot device state; it also clears the slot the next iteration adds into. Convergence is
 // decided on the device, by the update's last block, in the iteration that converges. By default
 // the iterations after the first run as one CUDA graph: a conditional while node whose body is k
-// iterations and which the last block ends. No host round trip; at most k - 1 updates queued past
-// convergence, and they change nothing. Otherwise (the SpMV cannot be captured, or device_loop
-// off) the host queues chunks of k iterations and reads the state one chunk behind.
+// iterations and which the last block ends, then a one-iteration tail loop: at the end of a pass
+// the last block leaves the first loop when the decay of the L1 changes says fewer than k
+// iterations are left, so that the last ones run one at a time instead of in a full pass past
+// convergence. No host round trip; the updates past convergence change nothing. Otherwise (the SpMV
+// cannot be captured, or device_loop off) the host queues chunks of k iterations and reads the
+// state one chunk behind.
 #include <cub/block/block_reduce.cuh>
 
 #include <algorithm>
@@ -78,12 +81,15 @@ __global__ void __launch_bounds__(kBlock)
 // order). The last block to finish its sums decides: a change below `tolerance` stops the
 // iteration (stopped_at), and inside the device loop (`in_loop`) a stop or the iteration cap ends
 // the loop. After a stop or at the cap an update writes nothing (but the launch count).
+// tail_below > 0 (the last update of a pass of the loop's first node): the loop also ends when
+// the changes' geometric decay (this change over the one before) predicts fewer than tail_below
+// more iterations to the tolerance; the one-iteration tail loop then takes them.
 template <class V>
 __global__ void __launch_bounds__(kBlock)
     pagerank_update(V* r, const V* __restrict__ y, const V* __restrict__ p, V uniform,
                     const std::uint8_t* __restrict__ dangling, long long n, double damping,
                     double tolerance, State* state, long long max_iterations, bool in_loop,
-                    cudaGraphConditionalHandle loop_handle) {
+                    cudaGraphConditionalHandle loop_handle, long long tail_below) {
   if (blockIdx.x == 0 && threadIdx.x == 0) ++state->queued;  // read by the host after the run
   // Written only by an earlier kernel's last block: every block reads the same.
   if (state->stopped_at >= 0 || state->applied >= max_iterations) return;
@@ -122,7 +128,18 @@ __global__ void __launch_bounds__(kBlock)
     state->stopped_at = it + 1;
     state->stopped_change = total;
   }
-  if (in_loop && (converged || it + 1 >= max_iterations)) cudaGraphSetConditional(loop_handle, 0);
+  if (!in_loop) return;
+  if (converged || it + 1 >= max_iterations) {
+    cudaGraphSetConditional(loop_handle, 0);
+    return;
+  }
+  if (tail_below > 0 && it >= 1) {
+    const double before = *static_cast<volatile double*>(&state->slot[prev][0]);
+    if (before > 0 && total > 0 && total < before) {
+      const double left = std::ceil(std::log(tolerance / total) / std::log(total / before));
+      if (left < static_cast<double>(tail_below)) cudaGraphSetConditional(loop_handle, 0);
+    }
+  }
 }
 
 // Before the device loop: run it only when the iterations launched so far neither converged nor
@@ -347,15 +364,16 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
                                   0xff, sizeof(long long), m.stream));  // -1
   pagerank_start<V><<<m.grid(), kBlock, 0, m.stream>>>(r, p, uniform, dangling, m.n, state);
   HOLA_CUDA_CHECK_LAUNCH("pagerank_start");
-  const auto queue_iteration = [&](bool in_loop, cudaGraphConditionalHandle loop_handle) {
+  const auto queue_iteration = [&](bool in_loop, cudaGraphConditionalHandle loop_handle,
+                                   long long tail_below) {
     spmv(r, y, m.stream);
-    pagerank_update<V><<<m.grid(), kBlock, 0, m.stream>>>(r, y, p, uniform, dangling, m.n,
-                                                          m.options.damping, m.options.tolerance,
-                                                          state, max_it, in_loop, loop_handle);
+    pagerank_update<V><<<m.grid(), kBlock, 0, m.stream>>>(
+        r, y, p, uniform, dangling, m.n, m.options.damping, m.options.tolerance, state, max_it,
+        in_loop, loop_handle, tail_below);
     HOLA_CUDA_CHECK_LAUNCH("pagerank_update");
   };
   const auto queue_chunk = [&](int count) {
-    for (int i = 0; i < count; ++i) queue_iteration(false, 0);
+    for (int i = 0; i < count; ++i) queue_iteration(false, 0, 0);
   };
   const auto read_back = [&](int c) {  // the state after chunk c, into host copy c % 2
     HOLA_CUDA_CHECK(cudaMemcpyAsync(&m.host_state[c % 2], state, sizeof(State),
@@ -376,21 +394,26 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
   // The device loop: the first iteration as launched (the caller's SpMV may finish its own setup
   // there), then one graph: a gate kernel and a conditional while node whose body is k iterations;
   // the update's last block ends the loop. k > 1 amortizes the loop's own cost per pass (measured
-  // at a few microseconds, run W); updates past the stop in the last pass change nothing.
+  // at a few microseconds, run W); updates past the stop in the last pass change nothing. With
+  // k > 1 and loop_tail, a second gate and a while node of one iteration follow: the first loop
+  // hands over to it when fewer than k iterations are predicted to be left (pagerank_update).
   if (m.options.use_graph && m.options.device_loop && max_it >= 2) {
-    queue_iteration(false, 0);
+    queue_iteration(false, 0, 0);
     queued = 1;
     // Probe that the SpMV can be captured, into a graph of its own: a refused capture never
     // leaves a half-filled loop body behind.
     RunGraph probe;
-    probe.graph = capture(m.stream, [&] { queue_iteration(false, 0); });
+    probe.graph = capture(m.stream, [&] { queue_iteration(false, 0, 0); });
     bool built = probe.graph != nullptr;
     probe.reset();
-    cudaGraphConditionalHandle loop_handle = 0;
-    cudaGraphNode_t gate = nullptr, loop = nullptr;
-    cudaGraph_t body = nullptr;
+    cudaGraphConditionalHandle loop_handle = 0, tail_handle = 0;
+    cudaGraphNode_t gate = nullptr, loop = nullptr, tail_gate = nullptr, tail = nullptr;
+    cudaGraph_t body = nullptr, tail_body = nullptr;
     long long cap = max_it;
+    const bool with_tail = m.options.loop_tail && k > 1;
+    const long long tail_below = with_tail ? k : 0;
     void* gate_args[] = {&state, &cap, &loop_handle};
+    void* tail_gate_args[] = {&state, &cap, &tail_handle};
     built = built && cudaGraphCreate(&g.graph, 0) == cudaSuccess &&
             cudaGraphConditionalHandleCreate(&loop_handle, g.graph, 0, 0) == cudaSuccess &&
             detail::add_single_thread_node(
@@ -400,10 +423,20 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
             capture(
                 m.stream,
                 [&] {
-                  for (int i = 0; i < k; ++i) queue_iteration(true, loop_handle);
+                  for (int i = 0; i < k; ++i)
+                    queue_iteration(true, loop_handle, i == k - 1 ? tail_below : 0);
                 },
-                body) != nullptr &&
-            cudaGraphInstantiate(&g.exec, g.graph, 0) == cudaSuccess;
+                body) != nullptr;
+    if (built && with_tail)
+      built = cudaGraphConditionalHandleCreate(&tail_handle, g.graph, 0, 0) == cudaSuccess &&
+              detail::add_single_thread_node(g.graph, loop,
+                                             reinterpret_cast<void*>(&pagerank_loop_gate),
+                                             tail_gate_args, &tail_gate) &&
+              detail::add_conditional_node(g.graph, tail_gate, tail_handle, cudaGraphCondTypeWhile,
+                                           1, &tail, &tail_body) &&
+              capture(
+                  m.stream, [&] { queue_iteration(true, tail_handle, 0); }, tail_body) != nullptr;
+    built = built && cudaGraphInstantiate(&g.exec, g.graph, 0) == cudaSuccess;
     if (built) {
       HOLA_CUDA_CHECK(cudaGraphLaunch(g.exec, m.stream));
       loop_ran = true;

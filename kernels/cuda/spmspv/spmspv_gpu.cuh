@@ -368,6 +368,27 @@ __global__ void lengths_kernel(std::int64_t nx, const I* x_idx, const O* row_ptr
   }
 }
 
+// Touched nonzero p of the vector-driven kernels: the entry of x owning it, found by binary
+// search in the exclusive scan `start` of the selected rows' lengths (nx + 1 entries), gives its
+// position e in M and x's value.
+template <class V, class I, class O>
+__device__ __forceinline__ std::int64_t touched_entry(std::int64_t p, std::int64_t nx,
+                                                      const std::int64_t* start, const I* x_idx,
+                                                      const V* x_val, bool x_val_dense,
+                                                      const O* row_ptr, V& xv) {
+  std::int64_t lo = 0, hi = nx;  // start[lo] <= p < start[hi]
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (start[mid] <= p)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  const std::int64_t j = static_cast<std::int64_t>(x_idx[lo]);
+  xv = x_val_dense ? x_val[j] : x_val[lo];
+  return static_cast<std::int64_t>(row_ptr[j]) + (p - start[lo]);
+}
+
 // Vector-driven, balanced: touched nonzero positions p = 0 .. total - 1 over a grid-stride loop
 // (total read on the device: no host synchronisation); the entry of x owning p found by binary
 // search in the exclusive scan `start` (nx + 1 entries, start[nx] = total).
@@ -379,17 +400,8 @@ __global__ void vector_balanced_kernel(std::int64_t nx, const std::int64_t* star
   const std::int64_t total = start[nx];
   for (std::int64_t p = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; p < total;
        p += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    std::int64_t lo = 0, hi = nx;  // start[lo] <= p < start[hi]
-    while (hi - lo > 1) {
-      const std::int64_t mid = lo + (hi - lo) / 2;
-      if (start[mid] <= p)
-        lo = mid;
-      else
-        hi = mid;
-    }
-    const std::int64_t j = static_cast<std::int64_t>(x_idx[lo]);
-    const std::int64_t e = static_cast<std::int64_t>(row_ptr[j]) + (p - start[lo]);
-    const V xv = x_val_dense ? x_val[j] : x_val[lo];
+    V xv;
+    const std::int64_t e = touched_entry(p, nx, start, x_idx, x_val, x_val_dense, row_ptr, xv);
     push_product<Track, S>(e, xv, col_idx, values, mask, acc, flag, list, count);
   }
 }
@@ -407,17 +419,8 @@ __global__ void expand_pairs_kernel(std::int64_t nx, const std::int64_t* start, 
   for (std::int64_t q = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; q < count;
        q += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const std::int64_t p = first + q;
-    std::int64_t lo = 0, hi = nx;  // start[lo] <= p < start[hi]
-    while (hi - lo > 1) {
-      const std::int64_t mid = lo + (hi - lo) / 2;
-      if (start[mid] <= p)
-        lo = mid;
-      else
-        hi = mid;
-    }
-    const std::int64_t j = static_cast<std::int64_t>(x_idx[lo]);
-    const std::int64_t e = static_cast<std::int64_t>(row_ptr[j]) + (p - start[lo]);
-    const V xv = x_val_dense ? x_val[j] : x_val[lo];
+    V xv;
+    const std::int64_t e = touched_entry(p, nx, start, x_idx, x_val, x_val_dense, row_ptr, xv);
     const I i = col_idx[e];
     key[q] = mask.allowed(static_cast<std::int64_t>(i)) ? i : sentinel;
     val[q] = S::mul(values[e], xv);

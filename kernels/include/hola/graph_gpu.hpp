@@ -127,6 +127,11 @@ struct PageRankOptions {
   // change nothing). Needs use_graph and a SpMV that can be captured (no synchronization or
   // allocation); otherwise run() queues chunks from the host.
   bool device_loop = true;
+  // With the device loop and k > 1: a one-iteration tail loop after the loop of k-iteration
+  // passes. The last update of a pass hands over to it when the decay of the L1 changes (this
+  // one over the one before) predicts fewer than k more iterations, so that the last iterations
+  // do not run as a full pass past convergence. The result does not depend on it.
+  bool loop_tail = true;
   // k, iterations per chunk. Without the device loop the host queues chunks of k and reads the
   // device's iteration state one chunk behind (up to 2 k updates past convergence). The result
   // does not depend on k. 0 (the default): k = 1.6e7 / nnz(P), between 1 and 8: 8 for graphs up
