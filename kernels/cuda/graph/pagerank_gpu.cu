@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <utility>
 
 #include "graph_common.cuh"
 #include "hola/detail/instantiate.hpp"
@@ -170,8 +171,13 @@ struct PageRank<V, I, O>::Impl {
   State* host_state = nullptr;  // pinned: two copies, for the chunk read one behind
   cudaEvent_t copied[2] = {nullptr, nullptr};
   CsrView<V, I, O> P;
+  // The device loop's graph kept for the next runs (PageRankOptions::keep_graph).
+  cudaGraph_t kept_graph = nullptr;
+  cudaGraphExec_t kept_exec = nullptr;
 
   ~Impl() {
+    if (kept_exec) cudaGraphExecDestroy(kept_exec);
+    if (kept_graph) cudaGraphDestroy(kept_graph);
     for (cudaEvent_t e : copied)
       if (e) cudaEventDestroy(e);
     if (host_state) cudaFreeHost(host_state);
@@ -397,7 +403,16 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
   // at a few microseconds, run W); updates past the stop in the last pass change nothing. With
   // k > 1 and loop_tail, a second gate and a while node of one iteration follow: the first loop
   // hands over to it when fewer than k iterations are predicted to be left (pagerank_update).
-  if (m.options.use_graph && m.options.device_loop && max_it >= 2) {
+  bool reused = false;
+  if (m.options.use_graph && m.options.device_loop && max_it >= 2 && m.kept_exec) {
+    // keep_graph: the loop built by an earlier run, replayed (the caller vouches that its SpMV
+    // queues the same work).
+    queue_iteration(false, 0, 0);
+    queued = 1;
+    HOLA_CUDA_CHECK(cudaGraphLaunch(m.kept_exec, m.stream));
+    loop_ran = reused = true;
+    read_back(chunk++);
+  } else if (m.options.use_graph && m.options.device_loop && max_it >= 2) {
     queue_iteration(false, 0, 0);
     queued = 1;
     // Probe that the SpMV can be captured, into a graph of its own: a refused capture never
@@ -441,6 +456,11 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
       HOLA_CUDA_CHECK(cudaGraphLaunch(g.exec, m.stream));
       loop_ran = true;
       read_back(chunk++);
+      if (m.options.keep_graph) {  // the next runs replay it
+        m.kept_graph = std::exchange(g.graph, nullptr);
+        m.kept_exec = std::exchange(g.exec, nullptr);
+        reused = false;
+      }
     } else {
       // Not capturable here: plain launches (a chunk would be refused alike).
       cudaGetLastError();
@@ -486,7 +506,8 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
   result.iterations_run = static_cast<int>(last.queued);
   result.change = last.stopped_at >= 0 ? last.stopped_change
                                        : last.slot[(last.applied + kSlots - 1) % kSlots][0];
-  result.used_graph = g.exec != nullptr;
+  result.used_graph = g.exec != nullptr || (loop_ran && m.options.keep_graph);
+  result.reused_graph = reused;
   result.device_loop = loop_ran;
   result.check_every = k;
   result.ms_per_iteration = result.seconds * 1e3 / result.iterations_run;

@@ -132,6 +132,11 @@ struct PageRankOptions {
   // one over the one before) predicts fewer than k more iterations, so that the last iterations
   // do not run as a full pass past convergence. The result does not depend on it.
   bool loop_tail = true;
+  // With the device loop: keep its graph (built at the first run, 0.1-0.2 ms) and replay it in
+  // the later runs of this setup. The caller vouches that its SpMV queues the same work (the
+  // same kernels on the same arrays) at every run; a SpMV that changes (an Operator set up
+  // again on other arrays, a new callable) needs it off, or a new setup, which drops the graph.
+  bool keep_graph = false;
   // k, iterations per chunk. Without the device loop the host queues chunks of k and reads the
   // device's iteration state one chunk behind (up to 2 k updates past convergence). The result
   // does not depend on k. 0 (the default): k = 1.6e7 / nnz(P), between 1 and 8: 8 for graphs up
@@ -149,6 +154,7 @@ struct PageRankRun {
   double ms_per_iteration = 0;  // seconds / iterations_run
   bool used_graph = false;      // a CUDA graph ran: the device loop or chunks after the first
   bool device_loop = false;     // the iterations after the first ran as the device loop
+  bool reused_graph = false;    // the device loop replayed the graph of an earlier run (keep_graph)
   int check_every = 0;          // k, iterations per chunk (check_every 0: the one chosen)
 };
 
