@@ -594,7 +594,7 @@ int main(int argc, char** argv) {
       "selection (JSON)"};
   std::vector<std::string> files, kernel_names, op_names{"N", "T"};
   std::vector<int> scales{18, 20};
-  std::string precision = "double", output, output_form = "both";
+  std::string precision = "double", output, output_form = "both", commit;
   bool quick = false, with_generated = false, no_auto = false;
   double budget_s = 0;
   Settings s;
@@ -636,6 +636,8 @@ int main(int argc, char** argv) {
                  "matrices left out");
   app.add_option("--seed", s.seed, "seed of the generated matrices and vectors");
   app.add_option("-o,--output", output, "JSON output file (default: stdout)");
+  app.add_option("--commit", commit,
+                 "git commit recorded in the results (default: $HOLA_COMMIT, else git rev-parse)");
   CLI11_PARSE(app, argc, argv);
 
   const std::string command = hola::demo::command_line(argc, argv);
@@ -719,7 +721,7 @@ int main(int argc, char** argv) {
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     json doc = {{"benchmark", "hola-spmspv-bench"},
-                {"commit", hola::demo::commit_id()},
+                {"commit", commit.empty() ? hola::demo::commit_id() : commit},
                 {"gpu", gpu_name()},
                 {"command", command},
                 {"date", date},
