@@ -345,8 +345,8 @@ std::int64_t longest_row(const O* row_ptr, std::int64_t n, cudaStream_t s) {
 template <class V, class I, class O>
 void calibrate_on_device(spmspv::gpu::Spmspv<V, I, O>& engine, std::int64_t rows, std::int64_t cols,
                          bool has_at, const O* row_ptr_A, const O* row_ptr_At,
-                         const double densify_ms[2], spmspv::GpuCalibration (&out)[2][2],
-                         void* stream) {
+                         const double densify_ms[2], bool deterministic,
+                         spmspv::GpuCalibration (&out)[2][2], void* stream) {
   namespace sg = spmspv::gpu;
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   // The probes of both ops, their indices in one host array.
@@ -419,8 +419,7 @@ void calibrate_on_device(spmspv::gpu::Spmspv<V, I, O>& engine, std::int64_t rows
     const Op op = o == 0 ? Op::N : Op::T;
     const std::int64_t n_in = o == 0 ? cols : rows, n_out = o == 0 ? rows : cols;
     bool available[5];
-    available_kernels(op, has_at, densify_ms[o] >= 0, engine.write_back() == sg::WriteBack::sorted,
-                      available);
+    available_kernels(op, has_at, densify_ms[o] >= 0, deterministic, available);
     const int probes =
         std::min(static_cast<int>(sizes[o].size()), spmspv::GpuCalibration::max_probes);
     for (int form = 0; form < 2 && probes > 0; ++form) {
@@ -615,7 +614,7 @@ void SpmspvOperator<V, I, O>::setup_device(const CsrView<V, I, O>& A,
   // The calibration of the selection: every available candidate on the probe x.
   if (options_.calibrate)
     calibrate_on_device(n.engine, A.rows, A.cols, has_at, A.row_ptr, has_at ? At.row_ptr : nullptr,
-                        n.densify_ms, n.calibration, stream);
+                        n.densify_ms, n.deterministic, n.calibration, stream);
   device_ = std::move(fresh);
   A_ = A;
   At_ = At;

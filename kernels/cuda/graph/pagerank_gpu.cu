@@ -403,18 +403,18 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
   // at a few microseconds, run W); updates past the stop in the last pass change nothing. With
   // k > 1 and loop_tail, a second gate and a while node of one iteration follow: the first loop
   // hands over to it when fewer than k iterations are predicted to be left (pagerank_update).
-  bool reused = false;
-  if (m.options.use_graph && m.options.device_loop && max_it >= 2 && m.kept_exec) {
+  const bool reused = m.options.use_graph && m.options.device_loop && max_it >= 2 && m.kept_exec;
+  if (m.options.use_graph && m.options.device_loop && max_it >= 2) {
+    queue_iteration(false, 0, 0);
+    queued = 1;
+  }
+  if (reused) {
     // keep_graph: the loop built by an earlier run, replayed (the caller vouches that its SpMV
     // queues the same work).
-    queue_iteration(false, 0, 0);
-    queued = 1;
     HOLA_CUDA_CHECK(cudaGraphLaunch(m.kept_exec, m.stream));
-    loop_ran = reused = true;
+    loop_ran = true;
     read_back(chunk++);
   } else if (m.options.use_graph && m.options.device_loop && max_it >= 2) {
-    queue_iteration(false, 0, 0);
-    queued = 1;
     // Probe that the SpMV can be captured, into a graph of its own: a refused capture never
     // leaves a half-filled loop body behind.
     RunGraph probe;
@@ -459,7 +459,6 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
       if (m.options.keep_graph) {  // the next runs replay it
         m.kept_graph = std::exchange(g.graph, nullptr);
         m.kept_exec = std::exchange(g.exec, nullptr);
-        reused = false;
       }
     } else {
       // Not capturable here: plain launches (a chunk would be refused alike).
@@ -506,7 +505,7 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
   result.iterations_run = static_cast<int>(last.queued);
   result.change = last.stopped_at >= 0 ? last.stopped_change
                                        : last.slot[(last.applied + kSlots - 1) % kSlots][0];
-  result.used_graph = g.exec != nullptr || (loop_ran && m.options.keep_graph);
+  result.used_graph = g.exec != nullptr || (loop_ran && m.kept_exec != nullptr);
   result.reused_graph = reused;
   result.device_loop = loop_ran;
   result.check_every = k;
