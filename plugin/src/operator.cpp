@@ -1,6 +1,7 @@
 #include "hola/operator.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <limits>
@@ -24,6 +25,13 @@ namespace hola {
 using detail::ProductCheck;
 
 namespace {
+
+// Operator::work_version: one counter for the process, so that a version names one state of one
+// Operator.
+std::uint64_t next_work_version() {
+  static std::atomic<std::uint64_t> counter{0};
+  return ++counter;
+}
 
 // Device kernels tried, in the kernel table's order, when the requested one cannot do an op
 // (or cannot do it deterministically, or cannot take the matrix).
@@ -112,6 +120,13 @@ struct Operator<V, I, O>::Impl {
   std::shared_ptr<const KernelDecision> adopted;   // handed over by reuse_decision
   std::uint64_t taken_over = 0;
   SetupTimes times;  // of the last analysis
+  // Operator::work_version per op (N, T): renewed whenever what apply(op) queues may change.
+  std::uint64_t versions[2] = {0, 0};
+  void renew_version(Op op) { versions[index_of(op)] = next_work_version(); }
+  void renew_versions() {
+    renew_version(Op::N);
+    renew_version(Op::T);
+  }
   // Empty rows left out (OperatorOptions::compress_empty_rows): `inner` is set up for the
   // nonempty rows (`rows_kept`) and does the products; kernel_n and kernel_t are null. Its
   // structure version is `inner_version`, so a values refresh costs it no structure check.
@@ -247,6 +262,7 @@ struct Operator<V, I, O>::Impl {
       // setup, which may synchronise, never runs inside a capture.
       c.active = false;
       c.timer.reset();
+      renew_version(op);
       reason += on + "kept " + pick->name() + " unchecked (a CUDA graph captured its product)";
       return product(pick);
     }
@@ -262,6 +278,7 @@ struct Operator<V, I, O>::Impl {
       }
       if (c.runs.size() < 2) {
         c.active = false;
+        renew_version(op);
         return product(pick);
       }
       c.timer =
@@ -295,6 +312,7 @@ struct Operator<V, I, O>::Impl {
     reason += report.str();
     c.active = false;
     c.timer.reset();
+    renew_version(op);
     if (won > 0) {
       c.winner = c.runs[static_cast<std::size_t>(won)];
       record_win(op, c.winner->name());
@@ -356,6 +374,7 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
   if (impl_->ready && key == impl_->key &&
       (structure_version != 0 || sample_of_A() == impl_->sample)) {
     // Same structure: new values only, no analysis.
+    if (A.values != impl_->A.values) impl_->renew_versions();  // kernels read them by pointer
     impl_->A.values = A.values;
     if (impl_->inner) {
       impl_->inner->setup(impl_->rows_kept->matrix(A.values), impl_->inner_version, stream);
@@ -442,6 +461,7 @@ void Operator<V, I, O>::setup(const CsrView<V, I, O>& A, std::uint64_t structure
   impl_->start_checks(p.n_name, p.t_unavailable.empty() ? p.t_name : p.n_name,
                       impl_->inner ? nullptr : &choice);
   impl_->ready = true;
+  impl_->renew_versions();
   ++impl_->analyses;
   if (takes_over) ++impl_->taken_over;
   impl_->times = times;
@@ -701,6 +721,7 @@ void Operator<V, I, O>::apply(Op op, V alpha, ConstVec<V> x, V beta, ConstVec<V>
     set_up_or_fall_back(impl_->kernel_t, impl_->t_name, Op::T, impl_->A, impl_->options,
                         impl_->reason, stream);
     impl_->t_deferred = false;
+    impl_->renew_version(Op::T);
   }
 #if defined(HOLA_ENABLE_CUDA)
   if (impl_->checks[Impl::index_of(op)].active)
@@ -766,6 +787,18 @@ bool Operator<V, I, O>::auto_check_pending(Op op) const {
   if (!impl_->ready) return false;
   if (impl_->inner) return impl_->inner->auto_check_pending(op);
   return impl_->checks[Impl::index_of(op)].active;
+}
+template <class V, class I, class O>
+std::uint64_t Operator<V, I, O>::work_version(Op op) const {
+  if (!impl_->ready) return 0;
+  const std::uint64_t own = impl_->versions[Impl::index_of(op)];
+  if (impl_->inner) {
+    // The scatter / gather around the inner products are fixed per analysis (`own`).
+    const std::uint64_t inner = impl_->inner->work_version(op);
+    return inner == 0 ? 0 : std::max(own, inner);
+  }
+  if (op == Op::T && (!impl_->t_unavailable.empty() || impl_->t_deferred)) return 0;
+  return impl_->checks[Impl::index_of(op)].active ? 0 : own;
 }
 template <class V, class I, class O>
 std::shared_ptr<const KernelDecision> Operator<V, I, O>::decision() const {

@@ -249,6 +249,64 @@ TEST(AutoCheckGpu, GraphCaptureEndsTheCheckOnThePick) {
   }
 }
 
+// work_version, what a caller replaying a captured product compares: 0 while the check's
+// products alternate kernels (no graph may keep one of them), then one number per op that further
+// products keep and the verdict, a capture or a new values pointer changes.
+TEST(AutoCheckGpu, WorkVersionIsZeroWhileTheCheckCompares) {
+  using V = double;
+  using I = std::int32_t;
+  PlacedMatrix<DeviceMemory, V, I, I> M(gen::circuit(60000, 5, 0.3, 4, 20000, 3.0));
+  const auto host = M.host.view();
+  {
+    Operator<V, I, I> op(with_margin(kChallengerAlwaysWins));
+    op.setup(M.view(), 1);
+    ASSERT_TRUE(op.auto_check_pending(Op::N)) << op.selection_reason();
+    EXPECT_EQ(op.work_version(Op::N), 0u);
+    products_until_checked(op, host);
+    ASSERT_FALSE(op.auto_check_pending(Op::N));
+    ASSERT_FALSE(op.auto_check_pending(Op::T));
+    const std::uint64_t n = op.work_version(Op::N), t = op.work_version(Op::T);
+    EXPECT_NE(n, 0u);
+    EXPECT_NE(t, 0u);
+    products_until_checked(op, host);  // the check is over: no product here
+    DeviceMemory::Array<V> dx(host.cols), dy(host.rows);
+    dx.upload(random_vector<V>(host.cols, 3));
+    for (int k = 0; k < 3; ++k)
+      op.apply(Op::N, V(1), {dx.get(), host.cols}, V(0), {dy.get(), host.rows});
+    DeviceMemory::sync();
+    EXPECT_EQ(op.work_version(Op::N), n);
+    EXPECT_EQ(op.work_version(Op::T), t);
+    // The values through another pointer (same numbers, a copy): the kernels read the new one.
+    DeviceMemory::Array<V> values(M.host.values);
+    auto moved = M.view();
+    moved.values = values.get();
+    op.setup(moved, 1);
+    EXPECT_NE(op.work_version(Op::N), n);
+    EXPECT_NE(op.work_version(Op::T), t);
+  }
+  {
+    // A capture ends the check on the pick: from then on a version.
+    Operator<V, I, I> op(with_margin(kChallengerAlwaysWins));
+    op.setup(M.view(), 1);
+    ASSERT_EQ(op.work_version(Op::N), 0u);
+    DeviceMemory::Array<V> dx(host.cols), dy(host.rows);
+    dx.upload(random_vector<V>(host.cols, 4));
+    cudaStream_t s = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+    op.apply(Op::N, V(1), {dx.get(), host.cols}, V(0), {dy.get(), host.rows}, s);
+    ASSERT_EQ(cudaStreamEndCapture(s, &graph), cudaSuccess);
+    const std::uint64_t captured = op.work_version(Op::N);
+    EXPECT_NE(captured, 0u);
+    op.apply(Op::N, V(1), {dx.get(), host.cols}, V(0), {dy.get(), host.rows}, s);
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    EXPECT_EQ(op.work_version(Op::N), captured);
+    EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+    EXPECT_EQ(cudaStreamDestroy(s), cudaSuccess);
+  }
+}
+
 // How many kernels a verdict compared: the names in "...(best of 3, us): a 1.2 b 3.4 -> a".
 int kernels_in_verdict(const std::string& reason, Op op) {
   const std::string mark = std::string("op ") + op_name(op) + " checked at its first products";

@@ -513,6 +513,81 @@ TEST(GraphGpuPageRank, KeepGraph) {
   }
 }
 
+// run() with the SpMV's version (Operator::work_version): the loop's graph is kept without
+// keep_graph and replayed while the version holds; auto's check ending, a new values pointer or
+// another Operator each build it again; version 0 never replays. Every run's ranks are right.
+TEST(GraphGpuPageRank, GraphReplayedWhileTheSpmvVersionHolds) {
+  const Csr64 g = gen::rmat(11, 8, 23);
+  const auto m = g.convert<double, std::int32_t, std::int32_t>();
+  spmspv::PageRankOptions hopt;
+  hopt.tolerance = 1e-10;
+  hopt.max_iterations = 300;
+  const auto h = spmspv::pagerank(m.view(), hopt);
+  gg::PageRankOptions opt;
+  opt.tolerance = hopt.tolerance;
+  opt.max_iterations = hopt.max_iterations;
+  ASSERT_FALSE(opt.keep_graph);
+  gg::PageRank<double, std::int32_t, std::int32_t> pr;
+  pr.setup(m.view(), opt);
+  const std::int64_t n = g.rows;
+  const auto P = pr.matrix();
+  Operator<double, std::int32_t, std::int32_t> op;
+  op.setup(P, 0, pr.stream());
+  Operator<double, std::int32_t, std::int32_t>* current = &op;
+  const auto spmv = [&](const double* x, double* y, void* stream) {
+    current->apply(Op::N, 1.0, ConstVec<double>{x, n}, 0.0, Vec<double>{y, n}, stream);
+  };
+  int step = 0;
+  const auto run_and_check = [&](std::uint64_t version, bool replay) {
+    const auto r = pr.run(spmv, version);
+    EXPECT_TRUE(r.device_loop) << "step " << step;
+    EXPECT_EQ(r.reused_graph, replay) << "step " << step << " version " << version;
+    EXPECT_NEAR(r.iterations, h.iterations, 1) << "step " << step;
+    const auto rank = pr.download_rank();
+    double max_diff = 0;
+    for (std::size_t i = 0; i < rank.size(); ++i)
+      max_diff = std::max(max_diff, std::abs(rank[i] - h.rank[i]));
+    EXPECT_LT(max_diff, 1e-9) << "step " << step;
+    ++step;
+  };
+  const std::uint64_t first = op.work_version(Op::N);  // 0 while auto's check compares
+  run_and_check(first, false);
+  const std::uint64_t settled = op.work_version(Op::N);
+  EXPECT_NE(settled, 0u);  // the run's capture ended the check
+  EXPECT_NE(settled, first);
+  run_and_check(settled, false);  // built and kept
+  run_and_check(settled, true);
+  run_and_check(settled, true);
+  run_and_check(0, false);  // no version, no keep_graph: built, the kept one dropped
+  run_and_check(settled, false);
+  run_and_check(settled, true);
+  // P's values through another pointer (a copy): a new version, the graph built again.
+  double* copy = nullptr;
+  ASSERT_EQ(cudaMalloc(&copy, sizeof(double) * static_cast<std::size_t>(P.nnz)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(copy, P.values, sizeof(double) * static_cast<std::size_t>(P.nnz),
+                       cudaMemcpyDeviceToDevice),
+            cudaSuccess);
+  auto moved = P;
+  moved.values = copy;
+  op.setup(moved, 0, pr.stream());
+  const std::uint64_t moved_version = op.work_version(Op::N);
+  EXPECT_NE(moved_version, settled);
+  run_and_check(moved_version, false);
+  run_and_check(moved_version, true);
+  // Another Operator (cuSPARSE, no check): its own version, the graph built again.
+  OperatorOptions cus;
+  cus.kernel = "cusparse";
+  Operator<double, std::int32_t, std::int32_t> other(cus);
+  other.setup(P, 0, pr.stream());
+  current = &other;
+  const std::uint64_t other_version = other.work_version(Op::N);
+  EXPECT_NE(other_version, 0u);
+  EXPECT_NE(other_version, moved_version);
+  run_and_check(other_version, false);
+  run_and_check(other_version, true);
+  EXPECT_EQ(cudaFree(copy), cudaSuccess);
+}
+
 // The device loop refused (the SpMV synchronizes): chunks of plain launches, the same ranks.
 TEST(GraphGpuPageRank, DeviceLoopFallsBack) {
   const Csr64 g = gen::rmat(11, 8, 16);

@@ -99,6 +99,26 @@ TYPED_TEST(CompressedRowsTest, OperatorLeavesOutEmptyRowsAndMatchesTheReference)
   }
 }
 
+// With the empty rows left out, work_version follows the inner Operator's products too: a new
+// values pointer changes it (the inner kernels read them), the same pointer does not.
+TYPED_TEST(CompressedRowsTest, WorkVersionFollowsTheInnerOperator) {
+  HOLA_TYPES;
+  const auto A = gen::ghost_block(9, 7, 6).convert<V, I, O>();
+  Operator<V, I, O> op(compressing());
+  op.setup(A.view(), 3);
+  ASSERT_GT(op.compressed_rows(), 0);
+  const std::uint64_t v0 = op.work_version(Op::N);
+  EXPECT_NE(v0, 0u);
+  EXPECT_NE(op.work_version(Op::T), 0u);
+  op.setup(A.view(), 3);
+  EXPECT_EQ(op.work_version(Op::N), v0);
+  std::vector<V> values(A.values.begin(), A.values.end());
+  auto other = A.view();
+  other.values = values.data();
+  op.setup(other, 3);
+  EXPECT_NE(op.work_version(Op::N), v0);
+}
+
 TYPED_TEST(CompressedRowsTest, RowsAreKeptWhereLeavingThemOutWouldNotPay) {
   HOLA_TYPES;
   auto rows_kept = [](const gen::Csr64& A64, OperatorOptions o) {

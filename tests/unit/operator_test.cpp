@@ -94,6 +94,43 @@ TEST_F(Fixture, SameStructureIsNotAnalysedAgain) {
   EXPECT_EQ(op.analysis_count(), 2u);
 }
 
+// work_version: what a caller capturing apply() into a CUDA graph compares. It changes with an
+// analysis and a new values pointer, not with a values refresh through the same pointer or a
+// product, and two Operators never share one.
+TEST_F(Fixture, WorkVersionFollowsWhatApplyQueues) {
+  Op64 op, other;
+  for (hola::Op o : {hola::Op::N, hola::Op::T}) EXPECT_EQ(op.work_version(o), 0u);
+  op.setup(A.view(), 7);
+  other.setup(A.view(), 7);
+  const std::uint64_t n0 = op.work_version(hola::Op::N), t0 = op.work_version(hola::Op::T);
+  EXPECT_NE(n0, 0u);
+  EXPECT_NE(t0, 0u);
+  EXPECT_NE(other.work_version(hola::Op::N), n0);
+  std::vector<double> out(500);
+  op.apply(hola::Op::N, 1.0, {x.data(), 500}, 0.0, {out.data(), 500});
+  op.apply(hola::Op::T, 1.0, {x.data(), 500}, 0.0, {out.data(), 500});
+  op.setup(A.view(), 7);  // the same values pointer: nothing queued changes
+  EXPECT_EQ(op.work_version(hola::Op::N), n0);
+  EXPECT_EQ(op.work_version(hola::Op::T), t0);
+  std::vector<double> vals(A.values.begin(), A.values.end());
+  auto v = A.view();
+  v.values = vals.data();
+  op.setup(v, 7);  // the kernels read the values through another pointer now
+  const std::uint64_t n1 = op.work_version(hola::Op::N);
+  EXPECT_NE(n1, n0);
+  EXPECT_NE(op.work_version(hola::Op::T), t0);
+  op.setup(A.view(), 8);  // a new analysis
+  EXPECT_EQ(op.analysis_count(), 2u);
+  EXPECT_NE(op.work_version(hola::Op::N), n1);
+  EXPECT_NE(op.work_version(hola::Op::N), n0);
+  // Invalid input changes nothing, the version included.
+  const std::uint64_t n2 = op.work_version(hola::Op::N);
+  auto bad = A.view();
+  bad.rows = -1;
+  EXPECT_THROW(op.setup(bad, 9), hola::error);
+  EXPECT_EQ(op.work_version(hola::Op::N), n2);
+}
+
 // A duplicate (same pattern, its own arrays) takes the first matrix's decision instead of
 // analysing again; a matrix of another shape, another kernel request or after the race was
 // switched on is analysed as usual.

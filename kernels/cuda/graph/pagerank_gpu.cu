@@ -171,13 +171,19 @@ struct PageRank<V, I, O>::Impl {
   State* host_state = nullptr;  // pinned: two copies, for the chunk read one behind
   cudaEvent_t copied[2] = {nullptr, nullptr};
   CsrView<V, I, O> P;
-  // The device loop's graph kept for the next runs (PageRankOptions::keep_graph).
+  // The device loop's graph kept for the next runs (PageRankOptions::keep_graph, or the SpMV's
+  // version at the run that built it, kept_version).
   cudaGraph_t kept_graph = nullptr;
   cudaGraphExec_t kept_exec = nullptr;
+  std::uint64_t kept_version = 0;
+  void drop_kept_graph() {
+    if (kept_exec) cudaGraphExecDestroy(std::exchange(kept_exec, nullptr));
+    if (kept_graph) cudaGraphDestroy(std::exchange(kept_graph, nullptr));
+    kept_version = 0;
+  }
 
   ~Impl() {
-    if (kept_exec) cudaGraphExecDestroy(kept_exec);
-    if (kept_graph) cudaGraphDestroy(kept_graph);
+    drop_kept_graph();
     for (cudaEvent_t e : copied)
       if (e) cudaEventDestroy(e);
     if (host_state) cudaFreeHost(host_state);
@@ -352,7 +358,7 @@ cudaGraph_t capture(cudaStream_t stream, const Queue& queue, cudaGraph_t body = 
 }  // namespace
 
 template <class V, class I, class O>
-PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
+PageRankRun PageRank<V, I, O>::run(const Spmv& spmv, std::uint64_t spmv_version) {
   if (!impl_) fail(status::invalid_argument, "pagerank (gpu): run before setup");
   Impl& m = *impl_;
   PageRankRun result;
@@ -403,18 +409,22 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
   // at a few microseconds, run W); updates past the stop in the last pass change nothing. With
   // k > 1 and loop_tail, a second gate and a while node of one iteration follow: the first loop
   // hands over to it when fewer than k iterations are predicted to be left (pagerank_update).
-  const bool reused = m.options.use_graph && m.options.device_loop && max_it >= 2 && m.kept_exec;
-  if (m.options.use_graph && m.options.device_loop && max_it >= 2) {
+  const bool loop = m.options.use_graph && m.options.device_loop && max_it >= 2;
+  // A kept loop is replayed when the SpMV's version says its work is unchanged, or, without a
+  // version, when the caller vouches for it (keep_graph); otherwise it is built again.
+  const bool reused = loop && m.kept_exec &&
+                      (spmv_version != 0 ? spmv_version == m.kept_version : m.options.keep_graph);
+  if (!reused) m.drop_kept_graph();
+  if (loop) {
     queue_iteration(false, 0, 0);
     queued = 1;
   }
   if (reused) {
-    // keep_graph: the loop built by an earlier run, replayed (the caller vouches that its SpMV
-    // queues the same work).
+    // The loop built by an earlier run, replayed.
     HOLA_CUDA_CHECK(cudaGraphLaunch(m.kept_exec, m.stream));
     loop_ran = true;
     read_back(chunk++);
-  } else if (m.options.use_graph && m.options.device_loop && max_it >= 2) {
+  } else if (loop) {
     // Probe that the SpMV can be captured, into a graph of its own: a refused capture never
     // leaves a half-filled loop body behind.
     RunGraph probe;
@@ -456,9 +466,10 @@ PageRankRun PageRank<V, I, O>::run(const Spmv& spmv) {
       HOLA_CUDA_CHECK(cudaGraphLaunch(g.exec, m.stream));
       loop_ran = true;
       read_back(chunk++);
-      if (m.options.keep_graph) {  // the next runs replay it
+      if (m.options.keep_graph || spmv_version != 0) {  // for the next runs
         m.kept_graph = std::exchange(g.graph, nullptr);
         m.kept_exec = std::exchange(g.exec, nullptr);
+        m.kept_version = spmv_version;
       }
     } else {
       // Not capturable here: plain launches (a chunk would be refused alike).

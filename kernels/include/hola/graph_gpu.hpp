@@ -136,6 +136,9 @@ struct PageRankOptions {
   // the later runs of this setup. The caller vouches that its SpMV queues the same work (the
   // same kernels on the same arrays) at every run; a SpMV that changes (an Operator set up
   // again on other arrays, a new callable) needs it off, or a new setup, which drops the graph.
+  // A caller that can tell when its SpMV's work changes passes run() a version instead
+  // (hola::Operator::work_version(Op::N)): the graph is then kept and replayed while the version
+  // stays the same, whatever this option says.
   bool keep_graph = false;
   // k, iterations per chunk. Without the device loop the host queues chunks of k and reads the
   // device's iteration state one chunk behind (up to 2 k updates past convergence). The result
@@ -154,7 +157,7 @@ struct PageRankRun {
   double ms_per_iteration = 0;  // seconds / iterations_run
   bool used_graph = false;      // a CUDA graph ran: the device loop or chunks after the first
   bool device_loop = false;     // the iterations after the first ran as the device loop
-  bool reused_graph = false;    // the device loop replayed the graph of an earlier run (keep_graph)
+  bool reused_graph = false;    // the device loop replayed the graph of an earlier run
   int check_every = 0;          // k, iterations per chunk (check_every 0: the one chosen)
 };
 
@@ -185,7 +188,12 @@ class PageRank {
   const CsrView<V, I, O>& matrix() const;
   void* stream() const;  // the cudaStream_t every call here runs on
 
-  PageRankRun run(const Spmv& spmv);
+  // spmv_version: 0, or a number that changes whenever the work spmv queues may change (e.g.
+  // hola::Operator::work_version(Op::N) of the Operator it applies; never the same number for
+  // two different SpMVs). Nonzero: the device loop's graph built by a run is kept, and a later run
+  // with the same version replays it instead of building it again (a different version builds it
+  // again). 0: PageRankOptions::keep_graph decides.
+  PageRankRun run(const Spmv& spmv, std::uint64_t spmv_version = 0);
   std::vector<double> download_rank() const;
   // The device vectors run() uses: r (x of the SpMV) and y = P r (for timing the SpMV alone).
   const V* rank_device() const;

@@ -170,6 +170,14 @@ class Operator {
   // True while auto's check of op is still comparing (its products alternate kernels):
   // benchmarks warm up until it is over.
   bool auto_check_pending(Op op) const;
+  // For callers that capture apply(op, ...) into a CUDA graph and replay it: a number that
+  // changes whenever the work apply(op) queues may change (an analysis; a values pointer other
+  // than the last one; the end of auto's check; the setup of op T's kernel at its first
+  // product), so that a graph captured at version v may be replayed (same arguments) while the
+  // version is still v. 0 before setup and while the work still changes from product to
+  // product (auto's check comparing; op T's kernel not set up yet; op T unavailable): capture
+  // again each time. Versions come from one process-wide counter: two Operators never share one.
+  std::uint64_t work_version(Op op) const;
 
   // The decision of the last analysis (null before setup), and a decision to take over: the
   // next analysis of a matrix with the same rows, cols, nonzero count and memory, under the
