@@ -1,4 +1,5 @@
 // C API over hola::Operator: type erasure by value / index / offset type.
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <string>
@@ -24,6 +25,7 @@ struct AnyOperator {
                      void* stream) = 0;
   virtual std::string kernel_name(hola::Op op) const = 0;
   virtual std::size_t workspace_bytes() const = 0;
+  virtual std::uint64_t work_version(hola::Op op) const = 0;
   virtual void multiply_add(const void* x, std::int64_t nx, const void* y, void* z, std::int64_t nz,
                             void* stream) = 0;
   virtual void set_auto_race(bool on) = 0;
@@ -55,6 +57,7 @@ struct TypedOperator final : AnyOperator {
   void set_auto_race(bool on) override { op.set_auto_trial(on); }
   void set_auto_check(bool on) override { op.set_auto_check(on); }
   std::size_t workspace_bytes() const override { return op.workspace_bytes(); }
+  std::uint64_t work_version(hola::Op o) const override { return op.work_version(o); }
   void multiply_add(const void* x, std::int64_t nx, const void* y, void* z, std::int64_t nz,
                     void* stream) override {
     op.multiply_add(hola::ConstVec<V>{static_cast<const V*>(x), nx},
@@ -152,6 +155,13 @@ hola_status hola_operator_workspace_bytes(hola_operator op, size_t* bytes) {
   return guarded([&] {
     if (!bytes) hola::fail(hola::status::invalid_argument, "null output pointer");
     *bytes = get(op)->workspace_bytes();
+  });
+}
+
+hola_status hola_operator_work_version(hola_operator op, hola_op trans, uint64_t* version) {
+  return guarded([&] {
+    if (!version) hola::fail(hola::status::invalid_argument, "null output pointer");
+    *version = get(op)->work_version(to_op(trans));
   });
 }
 

@@ -1,6 +1,7 @@
 // The C API: status codes and messages for every kind of misuse, and a correct product.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -52,6 +53,34 @@ TEST(CApi, ProductsAndNames) {
     EXPECT_STREQ(name, "cpu");
     EXPECT_EQ(set_switch(nullptr, 1), HOLA_INVALID_ARGUMENT);
   }
+  EXPECT_EQ(hola_operator_destroy(op), HOLA_SUCCESS);
+}
+
+// The work version through the C API: 0 before setup, then one that a same-pointer setup keeps
+// and a new values pointer changes; null pointers refused.
+TEST(CApi, WorkVersion) {
+  hola_operator op = nullptr;
+  ASSERT_EQ(hola_operator_create(&op, HOLA_FLOAT64, HOLA_INT32, HOLA_INT32, nullptr, 0),
+            HOLA_SUCCESS);
+  uint64_t version = 1;
+  ASSERT_EQ(hola_operator_work_version(op, HOLA_OP_N, &version), HOLA_SUCCESS);
+  EXPECT_EQ(version, 0u);
+  ASSERT_EQ(hola_operator_setup(op, 3, 3, 5, kRowPtr, kColIdx, kValues, HOLA_MEMORY_HOST, 1),
+            HOLA_SUCCESS);
+  uint64_t first = 0, again = 0, moved = 0;
+  ASSERT_EQ(hola_operator_work_version(op, HOLA_OP_T, &first), HOLA_SUCCESS);
+  EXPECT_NE(first, 0u);
+  ASSERT_EQ(hola_operator_setup(op, 3, 3, 5, kRowPtr, kColIdx, kValues, HOLA_MEMORY_HOST, 1),
+            HOLA_SUCCESS);
+  ASSERT_EQ(hola_operator_work_version(op, HOLA_OP_T, &again), HOLA_SUCCESS);
+  EXPECT_EQ(again, first);
+  const double other[] = {1.0, 2.0, 3.0, 4.0, 5.0};
+  ASSERT_EQ(hola_operator_setup(op, 3, 3, 5, kRowPtr, kColIdx, other, HOLA_MEMORY_HOST, 1),
+            HOLA_SUCCESS);
+  ASSERT_EQ(hola_operator_work_version(op, HOLA_OP_T, &moved), HOLA_SUCCESS);
+  EXPECT_NE(moved, first);
+  EXPECT_EQ(hola_operator_work_version(op, HOLA_OP_N, nullptr), HOLA_INVALID_ARGUMENT);
+  EXPECT_EQ(hola_operator_work_version(nullptr, HOLA_OP_N, &version), HOLA_INVALID_ARGUMENT);
   EXPECT_EQ(hola_operator_destroy(op), HOLA_SUCCESS);
 }
 

@@ -87,6 +87,13 @@ hola_status hola_operator_multiply_add(hola_operator op, const void* x, int64_t 
 /* Name of the kernel that runs trans (valid until the next setup or destroy). */
 hola_status hola_operator_kernel_name(hola_operator op, hola_op trans, const char** name);
 hola_status hola_operator_workspace_bytes(hola_operator op, size_t* bytes);
+/* For a caller that captures hola_operator_apply into a CUDA graph and replays it: a number that
+ * changes whenever the work the apply of trans queues may change (a new analysis, a values
+ * pointer other than the last one, the end of auto's check, op T's kernel set up at its first
+ * product). A graph captured at version v may be replayed, with the same arguments, while the
+ * version is still v. 0 before setup and while that work still changes from product to product:
+ * capture again each time. Never the same number for two operators. */
+hola_status hola_operator_work_version(hola_operator op, hola_op trans, uint64_t* version);
 hola_status hola_operator_destroy(hola_operator op);
 
 const char* hola_last_error(void);
