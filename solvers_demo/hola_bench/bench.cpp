@@ -9,11 +9,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 
 #include "hola/error.hpp"
 #include "hola/generators.hpp"
@@ -62,6 +65,124 @@ struct DeviceArray {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+using GraphPtr = std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, cudaError_t (*)(cudaGraph_t)>;
+using GraphExecPtr =
+    std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, cudaError_t (*)(cudaGraphExec_t)>;
+
+struct Capture {
+  GraphPtr graph{nullptr, cudaGraphDestroy};  // null when the capture failed
+  std::string error;                          // why it failed
+};
+
+// Captures what `work` queues on `stream` into a graph. Work that synchronises, allocates or
+// otherwise breaks the capture, or throws, leaves no graph and the reason; either way the stream
+// is no longer capturing and no error is left pending, so that the next row starts clean.
+Capture capture_graph(cudaStream_t stream, const std::function<void()>& work) {
+  Capture c;
+  if (const cudaError_t e = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
+      e != cudaSuccess) {
+    cudaGetLastError();
+    c.error = std::string("cudaStreamBeginCapture: ") + cudaGetErrorString(e);
+    return c;
+  }
+  try {
+    work();
+  } catch (const std::exception& e) {
+    c.error = e.what();
+  }
+  // A launch refused inside the capture leaves its error here, not in an exception.
+  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess && c.error.empty())
+    c.error = std::string("launch: ") + cudaGetErrorString(e);
+  cudaGraph_t graph = nullptr;
+  const cudaError_t end = cudaStreamEndCapture(stream, &graph);
+  c.graph.reset(graph);
+  if (end != cudaSuccess && c.error.empty())
+    c.error = std::string("cudaStreamEndCapture: ") + cudaGetErrorString(end);
+  cudaGetLastError();  // capture errors are not sticky
+  if (!c.error.empty()) c.graph.reset();
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capturing) != cudaSuccess ||
+      capturing != cudaStreamCaptureStatusNone) {
+    cudaGetLastError();
+    fail(status::cuda,
+         "hola-bench: the stream still captures after cudaStreamEndCapture (" + c.error + ")");
+  }
+  return c;
+}
+
+void count_graph_nodes(cudaGraph_t graph, GraphNodeCounts& counts) {
+  std::size_t n = 0;
+  BENCH_CUDA(cudaGraphGetNodes(graph, nullptr, &n));
+  std::vector<cudaGraphNode_t> nodes(n);
+  if (n) BENCH_CUDA(cudaGraphGetNodes(graph, nodes.data(), &n));
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    BENCH_CUDA(cudaGraphNodeGetType(node, &type));
+    if (type == cudaGraphNodeTypeKernel) {
+      ++counts.kernel;
+    } else if (type == cudaGraphNodeTypeMemset) {
+      ++counts.memset;
+    } else if (type == cudaGraphNodeTypeMemcpy) {
+      ++counts.memcpy;
+    } else if (type == cudaGraphNodeTypeGraph) {
+      // A product that launches a graph of its own: what that graph launches is what counts.
+      cudaGraph_t child = nullptr;
+      BENCH_CUDA(cudaGraphChildGraphNodeGetGraph(node, &child));
+      count_graph_nodes(child, counts);
+    } else {
+      ++counts.other;
+    }
+  }
+}
+
+// --graph on one GPU row: one product captured (its nodes by type), then a graph of
+// s.graph_products products (`product(r)` queues the r-th) timed as a whole, per product. A
+// product that cannot be captured is recorded in the row, never fatal.
+void measure_graph(Row& row, const Settings& s, cudaStream_t stream, cudaEvent_t e0, cudaEvent_t e1,
+                   const std::function<void(int)>& product) {
+  row.graph_tried = true;
+  const Capture one = capture_graph(stream, [&] { product(0); });
+  if (!one.graph) {
+    row.graph_note = one.error;
+    return;
+  }
+  GraphNodeCounts counts;
+  count_graph_nodes(one.graph.get(), counts);
+  row.graph_nodes = counts;
+  const Capture many = capture_graph(stream, [&] {
+    for (int r = 0; r < s.graph_products; ++r) product(r);
+  });
+  if (!many.graph) {
+    row.graph_note = "graph of " + std::to_string(s.graph_products) + " products: " + many.error;
+    return;
+  }
+  cudaGraphExec_t exec_handle = nullptr;
+  if (const cudaError_t e = cudaGraphInstantiate(&exec_handle, many.graph.get(), 0);
+      e != cudaSuccess) {
+    cudaGetLastError();
+    row.graph_note = std::string("cudaGraphInstantiate: ") + cudaGetErrorString(e);
+    return;
+  }
+  const GraphExecPtr exec(exec_handle, cudaGraphExecDestroy);
+  row.graph_capturable = true;
+  // The first launch uploads the graph to the device: untimed.
+  BENCH_CUDA(cudaGraphLaunch(exec.get(), stream));
+  BENCH_CUDA(cudaStreamSynchronize(stream));
+  std::vector<float> times;
+  for (int r = 0; r < std::max(3, s.reps); ++r) {
+    BENCH_CUDA(cudaEventRecord(e0, stream));
+    BENCH_CUDA(cudaGraphLaunch(exec.get(), stream));
+    BENCH_CUDA(cudaEventRecord(e1, stream));
+    BENCH_CUDA(cudaEventSynchronize(e1));
+    float ms = 0;
+    BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+    times.push_back(ms);
+  }
+  std::sort(times.begin(), times.end());
+  row.graph_runs = static_cast<int>(times.size());
+  row.graph_ms = times[times.size() / 2] / s.graph_products;
 }
 
 // Minimal bytes for y = A x, beta = 0 (docs/architecture.md, "Performance method"); with
@@ -217,7 +338,7 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
     const double floor_ms = copy_gbs > 0 ? fbytes / (copy_gbs * 1e9) * 1e3 : 0;
     // Host kernels: the floor at the host's copy bandwidth.
     const double host_floor_ms = s.host_copy_gbs > 0 ? fbytes / (s.host_copy_gbs * 1e9) * 1e3 : 0;
-    double cusparse_ms = 0;
+    double cusparse_ms = 0, cusparse_graph_ms = 0;
     const std::size_t first_row = rows.size();
     for (const KernelSpec& ks : kernels) {
       Row row;
@@ -317,6 +438,24 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
         }
         if (auto* a = dynamic_cast<AutoKernel<V, I, O>*>(kernel.get()))
           row.note += (row.note.empty() ? "" : "; ") + std::string("chose ") + a->chosen(op);
+        // auto's check ended in the warm-up above, so the graph holds its final kernel.
+        if (s.graph && !on_host && capped) {
+          row.graph_tried = true;
+          row.graph_note = "not captured: its runs were capped";
+        } else if (s.graph && !on_host) {
+          try {
+            measure_graph(row, s, stream, e0, e1, [&](int r) {
+              const int k = r % sets;  // the buffer sets of the timed runs, in their order
+              kernel->apply(op, V(1), dx[k].ptr, beta, s.beta ? dy[k].ptr : nullptr, dy[k].ptr,
+                            stream);
+            });
+          } catch (const std::exception& e) {
+            // The graph's own failure; the product's time and check still stand.
+            row.graph_capturable = false;
+            row.graph_note = e.what();
+            cudaGetLastError();
+          }
+        }
         if (s.check) {
           // Fresh output poisoned with NaN, one more apply; the comparison runs on a checker.
           std::vector<V> poison(static_cast<std::size_t>(ny), std::numeric_limits<V>::quiet_NaN());
@@ -341,7 +480,10 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
           row.correct = true;
           row.note += (row.note.empty() ? "" : "; ") + std::string("not checked");
         }
-        if (ks.name == "cusparse" && cusparse_ms == 0) cusparse_ms = row.time_ms;
+        if (ks.name == "cusparse" && cusparse_ms == 0) {
+          cusparse_ms = row.time_ms;
+          cusparse_graph_ms = row.graph_ms;  // 0 without --graph or when it was not captured
+        }
       } catch (const std::exception& e) {
         row.note = e.what();
         if (!on_host) cudaGetLastError();
@@ -351,6 +493,9 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
     for (std::size_t i = first_row; i < rows.size(); ++i)
       if (rows[i].time_ms > 0 && cusparse_ms > 0)
         rows[i].speedup_vs_cusparse = cusparse_ms / rows[i].time_ms;
+    for (std::size_t i = first_row; i < rows.size(); ++i)
+      if (rows[i].graph_ms > 0 && cusparse_graph_ms > 0)
+        rows[i].graph_speedup_vs_cusparse = cusparse_graph_ms / rows[i].graph_ms;
   }
   if (any_device) {
     cudaEventDestroy(e0);

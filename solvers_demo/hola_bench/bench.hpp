@@ -10,6 +10,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -50,6 +51,11 @@ struct Settings {
   // 0: y = A x; 1: y += A x in place (a ghost block's product in PETSc's MatMult). The floor
   // then counts reading y too.
   int beta = 0;
+  // Each GPU kernel's product also captured into a CUDA graph (issue 16: usable inside graphs,
+  // one launch per product): its nodes, and the time per product of a graph of graph_products
+  // products launched whole.
+  bool graph = false;
+  int graph_products = 20;
 };
 
 // True for kernels that run on host memory: registry kernels of Memory::host, and "auto" when
@@ -58,6 +64,12 @@ bool is_host_kernel(const std::string& name);
 
 // memcpy bandwidth of the host (read + write bytes per second, GB/s).
 double measure_host_copy_bandwidth_gbs();
+
+// The nodes of a captured CUDA graph by type (child graphs counted by their own nodes).
+struct GraphNodeCounts {
+  int kernel = 0, memset = 0, memcpy = 0, other = 0;
+  int total() const { return kernel + memset + memcpy + other; }
+};
 
 struct Row {
   std::string matrix, family, precision, op, kernel, index;
@@ -73,6 +85,15 @@ struct Row {
   std::size_t workspace_bytes = 0;
   bool correct = false;
   std::string note;  // why a kernel was skipped or failed; what auto chose
+  // Settings::graph, GPU rows only (graph_tried false elsewhere: the fields below mean nothing).
+  // graph_nodes: one product captured (empty when its capture failed); graph_capturable: that
+  // capture and a graph of Settings::graph_products products instantiated; graph_ms: per product
+  // in that graph, median of graph_runs launches (0: not measured); graph_note: why not.
+  bool graph_tried = false, graph_capturable = false;
+  std::optional<GraphNodeCounts> graph_nodes;
+  double graph_ms = 0, graph_speedup_vs_cusparse = 0;
+  int graph_runs = 0;
+  std::string graph_note;
 };
 
 // One input of -m: a generator spec or a Matrix Market file, with the name used in the results.

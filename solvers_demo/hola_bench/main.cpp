@@ -167,6 +167,15 @@ int main(int argc, char** argv) {
   app.add_option("--beta", settings.beta,
                  "0: y = A x (default); 1: y += A x in place, as for a ghost block")
       ->check(CLI::IsMember({0, 1}));
+  app.add_flag("--graph", settings.graph,
+               "also capture each GPU kernel's product into a CUDA graph, after its timed runs: "
+               "the graph's nodes and kernel launches per product, whether it captures at all, "
+               "and the time per product of a graph of --graph-products products (median of "
+               "--reps launches of the whole graph, at least 3)");
+  app.add_option("--graph-products", settings.graph_products,
+                 "with --graph: products in the timed graph, over the x / y sets of the timed "
+                 "runs")
+      ->check(CLI::Range(1, 100000));
   app.add_flag("--features-only", features_only,
                "only compute the selector's matrix features (on the GPU when there is one, else "
                "on the CPU) and write them");
@@ -249,8 +258,12 @@ int main(int argc, char** argv) {
       if (any_host)
         std::printf("host: %u threads, copy bandwidth %.0f GB/s (floor of host kernels)\n",
                     std::max(1u, std::thread::hardware_concurrency()), settings.host_copy_gbs);
-      std::printf("%-16s %-6s %-2s %-22s %10s %10s %8s %8s %s\n", "matrix", "prec", "op", "kernel",
-                  "nnz", "ms", "%floor", "vs cusp", "note");
+      char graph_header[64] = "";
+      if (settings.graph)
+        std::snprintf(graph_header, sizeof graph_header, "%8s %9s %8s ", "graph us", "g vs cusp",
+                      "launches");
+      std::printf("%-16s %-6s %-2s %-22s %10s %10s %8s %8s %s%s\n", "matrix", "prec", "op",
+                  "kernel", "nnz", "ms", "%floor", "vs cusp", graph_header, "note");
     }
 
     // Loading (generation, conversion) runs ahead on some threads, comparisons with the
@@ -344,10 +357,25 @@ int main(int argc, char** argv) {
               char versus[32] = "       -";
               if (r.speedup_vs_cusparse > 0)
                 std::snprintf(versus, sizeof versus, "%7.2fx", r.speedup_vs_cusparse);
-              std::printf("%-16s %-6s %-2s %-22s %10lld %10.4f %7.1f%% %s %s%s\n", r.matrix.c_str(),
-                          r.precision.c_str(), r.op.c_str(), r.kernel.c_str(),
-                          static_cast<long long>(r.nnz), r.time_ms, r.pct_floor, versus, setup,
-                          r.note.c_str());
+              // --graph: µs per product in the graph, its ratio to cuSPARSE's, kernel nodes of
+              // one product; dashes where not measured.
+              std::string graph;
+              if (settings.graph) {
+                char us[16] = "       -", gversus[16] = "        -", launches[16] = "       -";
+                if (r.graph_ms > 0) std::snprintf(us, sizeof us, "%8.2f", r.graph_ms * 1e3);
+                if (r.graph_speedup_vs_cusparse > 0)
+                  std::snprintf(gversus, sizeof gversus, "%8.2fx", r.graph_speedup_vs_cusparse);
+                if (r.graph_nodes)
+                  std::snprintf(launches, sizeof launches, "%8d", r.graph_nodes->kernel);
+                graph = std::string(us) + " " + gversus + " " + launches + " ";
+              }
+              std::string note = r.note;
+              if (!r.graph_note.empty())
+                note += (note.empty() ? "" : "; ") + std::string("graph: ") + r.graph_note;
+              std::printf("%-16s %-6s %-2s %-22s %10lld %10.4f %7.1f%% %s %s%s%s\n",
+                          r.matrix.c_str(), r.precision.c_str(), r.op.c_str(), r.kernel.c_str(),
+                          static_cast<long long>(r.nnz), r.time_ms, r.pct_floor, versus,
+                          graph.c_str(), setup, note.c_str());
             }
             std::fflush(stdout);
             all.insert(all.end(), rows.begin(), rows.end());
@@ -393,48 +421,90 @@ int main(int argc, char** argv) {
       j["auto_compress_empty_rows"] = settings.auto_compress;
       j["warmup"] = settings.warmup;
       j["time_cap_ms"] = settings.time_cap_ms;
+      j["graph"] = settings.graph;
+      if (settings.graph) j["graph_products"] = settings.graph_products;
       j["matrices_requested"] = sources.size();
       j["stopped_early"] = stopped_early;
       j["failed"] = failed;
       j["wall_s"] = seconds_since(start);
       j["matrices"] = matrices;
       j["results"] = nlohmann::json::array();
-      for (const auto& r : all)
-        j["results"].push_back({{"matrix", r.matrix},
-                                {"family", r.family},
-                                {"rows", r.rows},
-                                {"cols", r.cols},
-                                {"nnz", r.nnz},
-                                {"precision", r.precision},
-                                {"op", r.op},
-                                {"kernel", r.kernel},
-                                {"time_ms", r.time_ms},
-                                {"min_ms", r.min_ms},
-                                {"runs", r.runs},
-                                {"floor_ms", r.floor_ms},
-                                {"pct_floor", r.pct_floor},
-                                {"speedup_vs_cusparse", r.speedup_vs_cusparse},
-                                {"gbs", r.gbs},
-                                {"workspace_bytes", r.workspace_bytes},
-                                {"first_setup_ms", r.first_setup_ms},
-                                {"setup_ms", r.setup_ms},
-                                {"setup_steps_ms",
-                                 {{"analyze", r.setup_steps.analyze_ms},
-                                  {"choose", r.setup_steps.choose_ms},
-                                  {"prepare", r.setup_steps.prepare_ms}}},
-                                {"correct", r.correct},
-                                {"note", r.note}});
+      for (const auto& r : all) {
+        nlohmann::json row = {{"matrix", r.matrix},
+                              {"family", r.family},
+                              {"rows", r.rows},
+                              {"cols", r.cols},
+                              {"nnz", r.nnz},
+                              {"precision", r.precision},
+                              {"op", r.op},
+                              {"kernel", r.kernel},
+                              {"time_ms", r.time_ms},
+                              {"min_ms", r.min_ms},
+                              {"runs", r.runs},
+                              {"floor_ms", r.floor_ms},
+                              {"pct_floor", r.pct_floor},
+                              {"speedup_vs_cusparse", r.speedup_vs_cusparse},
+                              {"gbs", r.gbs},
+                              {"workspace_bytes", r.workspace_bytes},
+                              {"first_setup_ms", r.first_setup_ms},
+                              {"setup_ms", r.setup_ms},
+                              {"setup_steps_ms",
+                               {{"analyze", r.setup_steps.analyze_ms},
+                                {"choose", r.setup_steps.choose_ms},
+                                {"prepare", r.setup_steps.prepare_ms}}},
+                              {"correct", r.correct},
+                              {"note", r.note}};
+        // --graph, GPU rows: node counts are null where not even one product was captured.
+        if (r.graph_tried) {
+          row["graph_capturable"] = r.graph_capturable;
+          row["graph_kernels_per_product"] = nullptr;
+          row["graph_nodes_per_product"] = nullptr;
+          row["graph_node_types"] = nullptr;
+          if (r.graph_nodes) {
+            const hola::bench::GraphNodeCounts& n = *r.graph_nodes;
+            row["graph_kernels_per_product"] = n.kernel;
+            row["graph_nodes_per_product"] = n.total();
+            row["graph_node_types"] = {{"kernel", n.kernel},
+                                       {"memset", n.memset},
+                                       {"memcpy", n.memcpy},
+                                       {"other", n.other}};
+          }
+          row["graph_ms"] = r.graph_ms;
+          row["graph_runs"] = r.graph_runs;
+          row["graph_speedup"] = r.graph_speedup_vs_cusparse;
+          row["graph_note"] = r.graph_note;
+        }
+        j["results"].push_back(row);
+      }
       std::ofstream(json_path) << j.dump(1) << "\n";
     }
     if (!csv_path.empty()) {
       std::ofstream csv(csv_path);
       csv << "matrix,rows,cols,nnz,precision,op,kernel,time_ms,pct_floor,speedup_vs_cusparse,"
-             "correct,note,family,runs\n";
-      for (const auto& r : all)
+             "correct,note,family,runs";
+      // --graph: its columns last, so that the columns before keep their places.
+      if (settings.graph)
+        csv << ",graph_capturable,graph_kernels_per_product,graph_nodes_per_product,graph_ms,"
+               "graph_speedup,graph_note";
+      csv << "\n";
+      for (const auto& r : all) {
         csv << r.matrix << ',' << r.rows << ',' << r.cols << ',' << r.nnz << ',' << r.precision
             << ',' << r.op << ',' << r.kernel << ',' << r.time_ms << ',' << r.pct_floor << ','
             << r.speedup_vs_cusparse << ',' << r.correct << ",\"" << r.note << "\"," << r.family
-            << ',' << r.runs << "\n";
+            << ',' << r.runs;
+        if (settings.graph) {
+          csv << ',';
+          if (r.graph_tried) csv << r.graph_capturable;
+          csv << ',';
+          if (r.graph_nodes)
+            csv << r.graph_nodes->kernel << ',' << r.graph_nodes->total();
+          else
+            csv << ',';
+          csv << ',' << r.graph_ms << ',' << r.graph_speedup_vs_cusparse << ",\"" << r.graph_note
+              << '"';
+        }
+        csv << "\n";
+      }
     }
     if (!all_correct) {
       std::fprintf(stderr, "hola-bench: some kernels gave WRONG results (see the note column)\n");
