@@ -4,7 +4,8 @@
 // the C API on device memory): every candidate forced, densify-and-SpMV included, and auto;
 // the device column view against the host one; bad input leaving y unchanged; repeated applies
 // and a values refresh; an apply captured into a CUDA graph (no allocation, no
-// synchronisation). Exits 77 (skipped) without a GPU.
+// synchronisation); the deterministic mode through the C API (bitwise repeatable, equal to the
+// C++ path, refusals and bad input with y untouched). Exits 77 (skipped) without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,6 +20,8 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <sstream>
+#include <type_traits>
 
 #include "gpu_harness.hpp"
 #include "hola/generators.hpp"
@@ -1373,6 +1376,461 @@ TEST(SpmspvGpuCApi, DeviceMemory) {
                                   dm.A.col_idx, dm.A.values, HOLA_MEMORY_DEVICE, 0, stream.get()),
       HOLA_UNSUPPORTED);
   EXPECT_EQ(hola_spmspv_destroy(host_kernel), HOLA_SUCCESS);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The C API's deterministic mode (hola_spmspv_set_deterministic) on device memory, through the
+// C API only, against the host reference and the C++ path.
+
+template <class V>
+constexpr hola_value_type c_value_type() {
+  return std::is_same_v<V, float> ? HOLA_FLOAT32 : HOLA_FLOAT64;
+}
+template <class T>
+constexpr hola_index_type c_index_type() {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8);
+  return sizeof(T) == 4 ? HOLA_INT32 : HOLA_INT64;
+}
+hola_spvec_format c_format(VectorFormat f) {
+  return f == VectorFormat::sorted     ? HOLA_SPVEC_SORTED
+         : f == VectorFormat::unsorted ? HOLA_SPVEC_UNSORTED
+                                       : HOLA_SPVEC_BITMAP;
+}
+hola_semiring c_semiring(Semiring s) {
+  return s == Semiring::plus_times  ? HOLA_SEMIRING_PLUS_TIMES
+         : s == Semiring::or_and    ? HOLA_SEMIRING_OR_AND
+         : s == Semiring::min_first ? HOLA_SEMIRING_MIN_FIRST
+                                    : HOLA_SEMIRING_MIN_SECOND;
+}
+template <class V, class I>
+hola_sparse_vector c_vector(const SparseVectorView<V, I>& x) {
+  return {x.size, x.nnz, c_format(x.format), x.indices, x.values, x.bits};
+}
+
+// A hola_spmspv of the types V, I, O (destroyed with it), applied into a DeviceOutput.
+template <class V, class I, class O>
+struct CSpmspv {
+  hola_spmspv op = nullptr;
+  hola_status created;
+  explicit CSpmspv(const char* kernel)
+      : created(hola_spmspv_create(&op, c_value_type<V>(), c_index_type<I>(), c_index_type<O>(),
+                                   kernel, 0)) {}
+  ~CSpmspv() { hola_spmspv_destroy(op); }
+  CSpmspv(const CSpmspv&) = delete;
+  CSpmspv& operator=(const CSpmspv&) = delete;
+  hola_status setup(const DeviceCsr<V, I, O>& dm, cudaStream_t stream) {
+    return hola_spmspv_setup_on_stream(op, dm.A.rows, dm.A.cols, dm.A.nnz, dm.A.row_ptr,
+                                       dm.A.col_idx, dm.A.values, HOLA_MEMORY_DEVICE, 0, stream);
+  }
+  // y is dy.y as a hola_spmspv_output; on success its nnz and sorted go back to dy.y.
+  hola_status apply(hola_op o, Semiring s, const hola_sparse_vector& x, const Mask& m,
+                    DeviceOutput<V, I>& dy, cudaStream_t stream) {
+    const hola_spmspv_mask mask{m.values, m.size, m.complement ? 1 : 0, m.allowed};
+    hola_spmspv_output y{};
+    y.dense = dy.y.format == OutputFormat::dense ? 1 : 0;
+    y.size = dy.y.size;
+    y.dense_values = dy.y.dense;
+    y.indices = dy.y.indices;
+    y.values = dy.y.values;
+    y.capacity = dy.y.capacity;
+    y.want_sorted = dy.y.want_sorted ? 1 : 0;
+    const hola_status st = hola_spmspv_apply_on_stream(op, o, c_semiring(s), &x,
+                                                       m.values ? &mask : nullptr, &y, stream);
+    if (st == HOLA_SUCCESS) {
+      dy.y.nnz = y.nnz;
+      dy.y.sorted = y.sorted != 0;
+    }
+    return st;
+  }
+  hola_status apply(Op o, Semiring s, const SparseVectorView<V, I>& x, const Mask& m,
+                    DeviceOutput<V, I>& dy, cudaStream_t stream) {
+    return apply(o == Op::N ? HOLA_OP_N : HOLA_OP_T, s, c_vector(x), m, dy, stream);
+  }
+  std::string last_kernel() const {
+    const char* name = nullptr;
+    if (hola_spmspv_last_kernel(op, &name) != HOLA_SUCCESS || !name) return "(none)";
+    return name;
+  }
+};
+
+// "" when a and b (both downloaded by host()) hold the same bits (memcmp): every entry of a
+// dense y; the nnz, the first nnz indices and values of a sparse one. Else the first difference.
+template <class V, class I>
+std::string bitwise_difference(const DeviceOutput<V, I>& a, const DeviceOutput<V, I>& b) {
+  std::ostringstream msg;
+  msg << std::hexfloat;
+  const bool dense = a.y.format == OutputFormat::dense;
+  if (!dense && a.y.nnz != b.y.nnz) {
+    msg << "nnz " << a.y.nnz << " vs " << b.y.nnz;
+    return msg.str();
+  }
+  const std::size_t n = dense ? a.host_vals.size() : static_cast<std::size_t>(a.y.nnz);
+  if (a.host_vals.size() < n || b.host_vals.size() < n || b.host_vals.size() != a.host_vals.size())
+    return "not downloaded or nnz past the arrays";
+  if (!dense && std::memcmp(a.host_idx.data(), b.host_idx.data(), n * sizeof(I)) != 0)
+    for (std::size_t q = 0; q < n; ++q)
+      if (a.host_idx[q] != b.host_idx[q]) {
+        msg << "index at " << q << ": " << a.host_idx[q] << " vs " << b.host_idx[q];
+        return msg.str();
+      }
+  if (std::memcmp(a.host_vals.data(), b.host_vals.data(), n * sizeof(V)) != 0)
+    for (std::size_t q = 0; q < n; ++q)
+      if (std::memcmp(&a.host_vals[q], &b.host_vals[q], sizeof(V)) != 0) {
+        msg << (dense ? "y[" : "value at [") << q << "]: " << a.host_vals[q] << " vs "
+            << b.host_vals[q];
+        return msg.str();
+      }
+  return "";
+}
+
+// "" when a sparse y (downloaded by host()) says it is sorted and its indices strictly increase.
+template <class V, class I>
+std::string unsorted_entries(const DeviceOutput<V, I>& a) {
+  if (!a.y.sorted) return "y.sorted is 0";
+  if (a.y.nnz < 0 || static_cast<std::size_t>(a.y.nnz) > a.host_idx.size())
+    return "nnz " + std::to_string(a.y.nnz) + " past the arrays";
+  for (std::int64_t q = 1; q < a.y.nnz; ++q)
+    if (!(a.host_idx[static_cast<std::size_t>(q - 1)] < a.host_idx[static_cast<std::size_t>(q)]))
+      return "indices not strictly increasing at " + std::to_string(q);
+  return "";
+}
+
+// y as poisoned by DeviceOutput: values all NaN, indices all -1 (synchronises).
+template <class V, class I>
+bool still_poisoned(DeviceOutput<V, I>& dy) {
+  dy.host();
+  return std::all_of(dy.host_vals.begin(), dy.host_vals.end(), [](V v) { return std::isnan(v); }) &&
+         std::all_of(dy.host_idx.begin(), dy.host_idx.end(), [](I i) { return i == I(-1); });
+}
+
+template <class T>
+class SpmspvGpuCApiTyped : public ::testing::Test {};
+TYPED_TEST_SUITE(SpmspvGpuCApiTyped, GpuTypes);
+
+// Matrices of the C API's deterministic tests: R-MAT (hub rows and columns), an arrow (one full
+// row and column), a 3D Poisson stencil, a rectangular random one.
+std::vector<std::pair<std::string, gen::Csr64>> c_api_deterministic_matrices() {
+  std::vector<std::pair<std::string, gen::Csr64>> m;
+  m.emplace_back("rmat_s13", gen::rmat(13, 16, 5));
+  m.emplace_back("arrow_2000", gen::arrow(2000));
+  m.emplace_back("poisson3d_16", gen::poisson3d(16, 16, 16));
+  m.emplace_back("random_rect_300x200", gen::random_rect(300, 200, 6, 17));
+  return m;
+}
+
+// hola_spmspv_set_deterministic(op, 1) before setup, on operators of kernel auto (calibrated),
+// matrix_direct and vector_balanced: ops N and T, x sorted, unsorted and bitmap at densities
+// 0.004 to 1, dense y and sparse y asked sorted and unsorted, plus_times and the other semirings,
+// with and without a mask (plain and complemented). Each call twice into a NaN-poisoned y: right
+// against the host reference, the two calls bitwise equal, a sparse y sorted (flag and strictly
+// increasing indices), the kernel that ran one of the two deterministic ones, and bitwise equal
+// to the C++ SpmspvOperator in deterministic mode with matrix_direct forced (so auto and both
+// forced kernels agree bitwise too).
+TYPED_TEST(SpmspvGpuCApiTyped, DeterministicMode) {
+  HOLA_TYPES;
+  TestStream stream(TestStream::non_blocking);
+  const char* const kernels[3] = {"auto", "matrix_direct", "vector_balanced"};
+  struct Call {
+    Semiring s;
+    int mask;  // DeviceMask::get's kind
+    int form;  // DeviceOutput's form
+  };
+  std::int64_t compared = 0, rotate = 0;
+  for (const auto& [name, m64] : c_api_deterministic_matrices()) {
+    DeviceCsr<V, I, O> dm(m64.template convert<V, I, O>());
+    std::vector<std::unique_ptr<CSpmspv<V, I, O>>> ops;
+    for (const char* kernel : kernels) {
+      ops.push_back(std::make_unique<CSpmspv<V, I, O>>(kernel));
+      CSpmspv<V, I, O>& c = *ops.back();
+      ASSERT_EQ(c.created, HOLA_SUCCESS) << kernel << ": " << hola_spmspv_last_error();
+      ASSERT_EQ(hola_spmspv_set_deterministic(c.op, 1), HOLA_SUCCESS) << hola_spmspv_last_error();
+      if (std::string(kernel) != "auto")
+        ASSERT_EQ(hola_spmspv_set_calibrate(c.op, 0), HOLA_SUCCESS) << hola_spmspv_last_error();
+      ASSERT_EQ(c.setup(dm, stream.get()), HOLA_SUCCESS)
+          << name << " " << kernel << ": " << hola_spmspv_last_error();
+    }
+    SpmspvOptions options;
+    options.deterministic = true;
+    options.kernel = "matrix_direct";
+    options.calibrate = false;
+    SpmspvOperator<V, I, O> cpp(options);
+    cpp.setup(dm.A, 0, stream.get());
+    for (Op o : {Op::N, Op::T}) {
+      const std::int64_t n_in = o == Op::N ? dm.A.cols : dm.A.rows;
+      const std::int64_t n_out = o == Op::N ? dm.A.rows : dm.A.cols;
+      DeviceMask mask(n_out);
+      for (double density : {0.004, 0.05, 0.5, 1.0}) {
+        DeviceVector<V, I> dv(n_in, density, 1300 + static_cast<std::uint64_t>(compared));
+        for (VectorFormat f :
+             {VectorFormat::sorted, VectorFormat::unsorted, VectorFormat::bitmap}) {
+          const Call calls[] = {{Semiring::plus_times, 1, 0},
+                                {Semiring::plus_times, 0, 1},
+                                {Semiring::plus_times, 1, 2},
+                                {kSemirings[1 + rotate % 3], 2, 2},
+                                {kSemirings[1 + (rotate + 1) % 3], 0, 0}};
+          ++rotate;
+          for (const Call& c : calls) {
+            std::ostringstream where_s;
+            where_s << name << " op " << op_name(o) << " density " << density << " "
+                    << format_name(f) << " " << semiring_name(c.s) << " mask " << c.mask << " form "
+                    << c.form;
+            const std::string where = where_s.str();
+            const ReferenceResult<V, I, O> reference(
+                host_problem(dm.host, o, c.s, dv.hv.view(f), mask.get(c.mask, true)));
+            DeviceOutput<V, I> anchor(n_out, c.form);
+            cpp.apply(o, c.s, dv.device(f), anchor.y, mask.get(c.mask, false), stream.get());
+            EXPECT_EQ(reference.compare(anchor.host()), "") << where << ": C++ path";
+            for (int k = 0; k < 3; ++k) {
+              DeviceOutput<V, I> first(n_out, c.form), second(n_out, c.form);
+              DeviceOutput<V, I>* ys[2] = {&first, &second};
+              for (int r = 0; r < 2; ++r) {
+                DeviceOutput<V, I>& dy = *ys[r];
+                ASSERT_EQ(
+                    ops[k]->apply(o, c.s, dv.device(f), mask.get(c.mask, false), dy, stream.get()),
+                    HOLA_SUCCESS)
+                    << where << " " << kernels[k] << ": " << hola_spmspv_last_error();
+                EXPECT_EQ(reference.compare(dy.host()), "")
+                    << where << " " << kernels[k] << " call " << r;
+                if (c.form != 0)
+                  EXPECT_EQ(unsorted_entries(dy), "")
+                      << where << " " << kernels[k] << " call " << r;
+                const std::string ran = ops[k]->last_kernel();
+                if (k == 0)
+                  EXPECT_TRUE(ran == "matrix_direct" || ran == "vector_balanced")
+                      << where << ": auto ran " << ran;
+                else
+                  EXPECT_EQ(ran, kernels[k]) << where;
+              }
+              EXPECT_EQ(bitwise_difference(first, second), "")
+                  << where << " " << kernels[k] << ": the second call differs bitwise";
+              EXPECT_EQ(bitwise_difference(anchor, first), "")
+                  << where << " " << kernels[k]
+                  << " (C API) differs bitwise from the C++ path's matrix_direct";
+            }
+            ++compared;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(compared, 4 * 2 * 4 * 3 * 5);
+}
+
+// What SpmspvOperatorGpu.DeterministicMode refuses, through the C API: operators created with
+// kernel matrix_balanced, vector_direct or densify, deterministic, set up fine; every apply
+// (op N and T, x sorted and unsorted, dense and sparse y) returns HOLA_UNSUPPORTED, saying
+// "deterministic", with y untouched (still NaN / -1). Then the mode follows
+// hola_spmspv_set_deterministic from the next setup of the same structure: matrix_balanced
+// runs, still runs after set_deterministic(1) until the next setup, is refused after it, runs
+// again (right) after set_deterministic(0) and a setup. A null handle is refused.
+TYPED_TEST(SpmspvGpuCApiTyped, DeterministicRefusals) {
+  HOLA_TYPES;
+  TestStream stream(TestStream::non_blocking);
+  std::int64_t refusals = 0;
+  for (const auto& [name, m64] : c_api_deterministic_matrices()) {
+    DeviceCsr<V, I, O> dm(m64.template convert<V, I, O>());
+    for (const char* refused : {"matrix_balanced", "vector_direct", "densify"}) {
+      CSpmspv<V, I, O> c(refused);
+      ASSERT_EQ(c.created, HOLA_SUCCESS) << refused << ": " << hola_spmspv_last_error();
+      ASSERT_EQ(hola_spmspv_set_deterministic(c.op, 1), HOLA_SUCCESS) << hola_spmspv_last_error();
+      ASSERT_EQ(c.setup(dm, stream.get()), HOLA_SUCCESS)
+          << name << " " << refused << ": " << hola_spmspv_last_error();
+      for (Op o : {Op::N, Op::T}) {
+        const std::int64_t n_in = o == Op::N ? dm.A.cols : dm.A.rows;
+        const std::int64_t n_out = o == Op::N ? dm.A.rows : dm.A.cols;
+        DeviceVector<V, I> dv(n_in, 0.05, 5);
+        for (VectorFormat f : {VectorFormat::sorted, VectorFormat::unsorted})
+          for (int form : {0, 1, 2}) {
+            DeviceOutput<V, I> dy(n_out, form);
+            EXPECT_EQ(c.apply(o, Semiring::plus_times, dv.device(f), Mask{}, dy, stream.get()),
+                      HOLA_UNSUPPORTED)
+                << name << " " << refused << " op " << op_name(o) << " " << format_name(f)
+                << " form " << form;
+            EXPECT_NE(std::string(hola_spmspv_last_error()).find("deterministic"),
+                      std::string::npos)
+                << hola_spmspv_last_error();
+            EXPECT_TRUE(still_poisoned(dy)) << name << " " << refused << " op " << op_name(o) << " "
+                                            << format_name(f) << " form " << form << ": y changed";
+            ++refusals;
+          }
+      }
+    }
+  }
+  EXPECT_EQ(refusals, 4 * 3 * 2 * 2 * 3);
+  // The mode follows hola_spmspv_set_deterministic from the next setup, even of the same
+  // structure.
+  DeviceCsr<V, I, O> dm(gen::random_rect(300, 200, 6, 17).template convert<V, I, O>());
+  CSpmspv<V, I, O> c("matrix_balanced");
+  ASSERT_EQ(c.created, HOLA_SUCCESS) << hola_spmspv_last_error();
+  ASSERT_EQ(c.setup(dm, stream.get()), HOLA_SUCCESS) << hola_spmspv_last_error();
+  DeviceVector<V, I> dv(dm.A.cols, 0.05, 3);
+  const ReferenceResult<V, I, O> reference(
+      host_problem(dm.host, Op::N, Semiring::plus_times, dv.hv.view(VectorFormat::sorted), Mask{}));
+  auto runs_balanced = [&](const std::string& when) {
+    DeviceOutput<V, I> dy(dm.A.rows, 0);
+    const hola_status st = c.apply(Op::N, Semiring::plus_times, dv.device(VectorFormat::sorted),
+                                   Mask{}, dy, stream.get());
+    if (st == HOLA_SUCCESS) {
+      EXPECT_EQ(reference.compare(dy.host()), "") << when;
+      EXPECT_EQ(c.last_kernel(), "matrix_balanced") << when;
+    } else {
+      EXPECT_TRUE(still_poisoned(dy)) << when << ": y changed";
+    }
+    return st;
+  };
+  EXPECT_EQ(runs_balanced("default"), HOLA_SUCCESS) << hola_spmspv_last_error();
+  EXPECT_EQ(hola_spmspv_set_deterministic(c.op, 1), HOLA_SUCCESS);
+  EXPECT_EQ(runs_balanced("on, before setup"), HOLA_SUCCESS) << hola_spmspv_last_error();
+  EXPECT_EQ(c.setup(dm, stream.get()), HOLA_SUCCESS) << hola_spmspv_last_error();
+  EXPECT_EQ(runs_balanced("on, after setup"), HOLA_UNSUPPORTED);
+  EXPECT_EQ(hola_spmspv_set_deterministic(c.op, 0), HOLA_SUCCESS);
+  EXPECT_EQ(c.setup(dm, stream.get()), HOLA_SUCCESS) << hola_spmspv_last_error();
+  EXPECT_EQ(runs_balanced("off again, after setup"), HOLA_SUCCESS) << hola_spmspv_last_error();
+  EXPECT_EQ(hola_spmspv_set_deterministic(nullptr, 1), HOLA_INVALID_ARGUMENT);
+}
+
+// Bad input through the C API in deterministic mode (operators of kernel auto, matrix_direct and
+// vector_balanced; dense y, sparse y asked sorted and unsorted), as in
+// SpmspvOperatorGpu.BadInputLeavesYUnchanged: an index == size, a negative one, a duplicate, an
+// unsorted "sorted" list, a bitmap whose count is wrong, host memory as x, an unknown op, a
+// null x (HOLA_INVALID_ARGUMENT); x or y of the wrong size, a mask of the wrong size
+// (HOLA_SIZE_MISMATCH); a sparse y without room (HOLA_INVALID_ARGUMENT) — each with y untouched
+// (still NaN / -1); y overlapping x (HOLA_ALIASING). The next good call is right and bitwise
+// equal to the one before the errors. Then set_deterministic(0) and a setup: a call still right.
+TYPED_TEST(SpmspvGpuCApiTyped, DeterministicBadInputLeavesYUnchanged) {
+  HOLA_TYPES;
+  TestStream stream(TestStream::non_blocking);
+  DeviceCsr<V, I, O> dm(gen::random_rect(40, 50, 4, 31).template convert<V, I, O>());
+  const TestVector<V, I> hv(50, 0.3, 3);
+  DM::Array<V> d_val(with_one(hv.sorted_val)), d_dense(with_one(hv.dense_val));
+  DM::Array<I> d_good(with_one(hv.sorted_idx));
+  const hola_sparse_vector good{50,           hv.nnz(),    HOLA_SPVEC_SORTED,
+                                d_good.get(), d_val.get(), nullptr};
+  struct Case {
+    std::string what;
+    std::vector<I> idx;
+    hola_spvec_format f;
+  };
+  std::vector<Case> cases;
+  auto out_of_range = hv.sorted_idx;
+  out_of_range.back() = I(50);
+  cases.push_back({"index == size", out_of_range, HOLA_SPVEC_SORTED});
+  auto neg = hv.unsorted_idx;
+  neg[2] = I(-3);
+  cases.push_back({"negative", neg, HOLA_SPVEC_UNSORTED});
+  auto dup = hv.unsorted_idx;
+  dup[5] = dup[1];
+  cases.push_back({"duplicate", dup, HOLA_SPVEC_UNSORTED});
+  auto unordered = hv.sorted_idx;
+  std::swap(unordered[1], unordered[4]);
+  cases.push_back({"unsorted in sorted", unordered, HOLA_SPVEC_SORTED});
+  const ReferenceResult<V, I, O> reference(
+      host_problem(dm.host, Op::N, Semiring::plus_times, hv.view(VectorFormat::sorted), Mask{}));
+  for (const char* kernel : {"auto", "matrix_direct", "vector_balanced"}) {
+    CSpmspv<V, I, O> c(kernel);
+    ASSERT_EQ(c.created, HOLA_SUCCESS) << hola_spmspv_last_error();
+    ASSERT_EQ(hola_spmspv_set_deterministic(c.op, 1), HOLA_SUCCESS) << hola_spmspv_last_error();
+    ASSERT_EQ(c.setup(dm, stream.get()), HOLA_SUCCESS) << hola_spmspv_last_error();
+    const std::string k = kernel;
+    for (int form : {0, 1, 2}) {
+      const std::string where = k + " form " + std::to_string(form);
+      DeviceOutput<V, I> before(40, form);
+      ASSERT_EQ(c.apply(HOLA_OP_N, Semiring::plus_times, good, Mask{}, before, stream.get()),
+                HOLA_SUCCESS)
+          << where << ": " << hola_spmspv_last_error();
+      EXPECT_EQ(reference.compare(before.host()), "") << where;
+      // One refused call into a fresh poisoned y of `size` entries: `want`, y untouched.
+      auto refused = [&](const std::string& what, hola_op o, const hola_sparse_vector* x,
+                         const Mask& m, std::int64_t size, std::int64_t capacity,
+                         hola_status want) {
+        DeviceOutput<V, I> dy(size, form);
+        if (form != 0) dy.y.capacity = capacity;
+        const hola_spmspv_mask mask{m.values, m.size, m.complement ? 1 : 0, m.allowed};
+        hola_spmspv_output y{};
+        y.dense = form == 0 ? 1 : 0;
+        y.size = size;
+        y.dense_values = dy.y.dense;
+        y.indices = dy.y.indices;
+        y.values = dy.y.values;
+        y.capacity = dy.y.capacity;
+        y.want_sorted = dy.y.want_sorted ? 1 : 0;
+        EXPECT_EQ(hola_spmspv_apply_on_stream(c.op, o, HOLA_SEMIRING_PLUS_TIMES, x,
+                                              m.values ? &mask : nullptr, &y, stream.get()),
+                  want)
+            << what << " " << where << ": " << hola_spmspv_last_error();
+        EXPECT_TRUE(still_poisoned(dy)) << what << " " << where << ": y changed";
+      };
+      for (const auto& cs : cases) {
+        DM::Array<I> d_idx(cs.idx);
+        hola_sparse_vector x = good;
+        x.format = cs.f;
+        x.indices = d_idx.get();
+        refused(cs.what, HOLA_OP_N, &x, Mask{}, 40, 40, HOLA_INVALID_ARGUMENT);
+      }
+      {
+        DM::Array<std::uint32_t> bits(hv.bits);
+        const hola_sparse_vector x{50,      hv.nnz() + 1,  HOLA_SPVEC_BITMAP,
+                                   nullptr, d_dense.get(), bits.get()};
+        refused("bitmap count", HOLA_OP_N, &x, Mask{}, 40, 40, HOLA_INVALID_ARGUMENT);
+      }
+      {
+        hola_sparse_vector x = good;
+        x.values = hv.sorted_val.data();
+        refused("host x", HOLA_OP_N, &x, Mask{}, 40, 40, HOLA_INVALID_ARGUMENT);
+      }
+      refused("unknown op", static_cast<hola_op>(2), &good, Mask{}, 40, 40, HOLA_INVALID_ARGUMENT);
+      refused("null x", HOLA_OP_N, nullptr, Mask{}, 40, 40, HOLA_INVALID_ARGUMENT);
+      {
+        hola_sparse_vector x = good;
+        x.size = 49;
+        refused("x size 49", HOLA_OP_N, &x, Mask{}, 40, 40, HOLA_SIZE_MISMATCH);
+      }
+      refused("y size 41", HOLA_OP_N, &good, Mask{}, 41, 41, HOLA_SIZE_MISMATCH);
+      {
+        DeviceMask mask(39);
+        refused("mask size 39", HOLA_OP_N, &good, mask.get(1, false), 40, 40, HOLA_SIZE_MISMATCH);
+      }
+      if (form != 0 && reference.nnz() > 1)
+        refused("capacity 1", HOLA_OP_N, &good, Mask{}, 40, 1, HOLA_INVALID_ARGUMENT);
+      {
+        DM::Array<V> shared(60);
+        DM::Array<I> shared_idx(60);
+        hola_sparse_vector x = good;
+        x.values = shared.get();
+        hola_spmspv_output y{};
+        y.dense = form == 0 ? 1 : 0;
+        y.size = 40;
+        y.dense_values = form == 0 ? shared.get() + 2 : nullptr;
+        y.values = form == 0 ? nullptr : shared.get() + 2;
+        y.indices = form == 0 ? nullptr : shared_idx.get();
+        y.capacity = form == 0 ? 0 : 40;
+        y.want_sorted = form == 1;
+        EXPECT_EQ(hola_spmspv_apply_on_stream(c.op, HOLA_OP_N, HOLA_SEMIRING_PLUS_TIMES, &x,
+                                              nullptr, &y, stream.get()),
+                  HOLA_ALIASING)
+            << where << ": " << hola_spmspv_last_error();
+      }
+      // The next good call: right, sorted, bitwise equal to the one before the errors.
+      DeviceOutput<V, I> after(40, form);
+      ASSERT_EQ(c.apply(HOLA_OP_N, Semiring::plus_times, good, Mask{}, after, stream.get()),
+                HOLA_SUCCESS)
+          << where << ": " << hola_spmspv_last_error();
+      EXPECT_EQ(reference.compare(after.host()), "") << where << " after errors";
+      if (form != 0) EXPECT_EQ(unsorted_entries(after), "") << where << " after errors";
+      EXPECT_EQ(bitwise_difference(before, after), "") << where << " after errors";
+    }
+    // The mode off again (from the next setup): calls still right.
+    ASSERT_EQ(hola_spmspv_set_deterministic(c.op, 0), HOLA_SUCCESS) << hola_spmspv_last_error();
+    ASSERT_EQ(c.setup(dm, stream.get()), HOLA_SUCCESS) << hola_spmspv_last_error();
+    for (int form : {0, 1, 2}) {
+      DeviceOutput<V, I> dy(40, form);
+      ASSERT_EQ(c.apply(HOLA_OP_N, Semiring::plus_times, good, Mask{}, dy, stream.get()),
+                HOLA_SUCCESS)
+          << k << " off, form " << form << ": " << hola_spmspv_last_error();
+      EXPECT_EQ(reference.compare(dy.host()), "") << k << " off, form " << form;
+      if (k != "auto") EXPECT_EQ(c.last_kernel(), k);
+    }
+  }
 }
 
 }  // namespace
