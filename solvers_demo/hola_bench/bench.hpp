@@ -56,6 +56,13 @@ struct Settings {
   // products launched whole.
   bool graph = false;
   int graph_products = 20;
+  // > 0: before each timed GPU product, a kernel that keeps the stream busy this long (µs), so
+  // that the events and the product are all queued before the GPU reaches them: the events time
+  // the product on the GPU alone, not the host's time to queue it (which a product of a few
+  // microseconds otherwise includes, and which the bench's own loader and checker threads
+  // stretch). A run whose first event the GPU passed before the product was queued is timed
+  // again with a block twice as long (Row::late_runs).
+  double block_us = 0;
 };
 
 // True for kernels that run on host memory: registry kernels of Memory::host, and "auto" when
@@ -77,6 +84,10 @@ struct Row {
   double time_ms = 0, min_ms = 0, pct_floor = 0, speedup_vs_cusparse = 0, gbs = 0;
   double floor_ms = 0;
   int runs = 0;  // timed runs behind time_ms
+  // Settings::block_us: runs timed again because the block ended before the product was queued,
+  // and the block (µs) the last run used.
+  int late_runs = 0;
+  double block_us = 0;
   // Setup wall time (ms): the first (lazy module loading included) and the median of
   // Settings::setup_reps more (0 when not measured). For "auto": validation, features, the tree,
   // the chosen kernels' setup (and the race when on).

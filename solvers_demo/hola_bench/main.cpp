@@ -176,6 +176,12 @@ int main(int argc, char** argv) {
                  "with --graph: products in the timed graph, over the x / y sets of the timed "
                  "runs")
       ->check(CLI::Range(1, 100000));
+  app.add_option("--block-us", settings.block_us,
+                 "before each timed GPU product, keep the stream busy this many microseconds, so "
+                 "that the events time the product on the GPU alone, not the host's time to queue "
+                 "it (0: off, the default; a run whose block ended too early is timed again with "
+                 "a longer one)")
+      ->check(CLI::Range(0.0, 20000.0));
   app.add_flag("--features-only", features_only,
                "only compute the selector's matrix features (on the GPU when there is one, else "
                "on the CPU) and write them");
@@ -422,6 +428,7 @@ int main(int argc, char** argv) {
       j["warmup"] = settings.warmup;
       j["time_cap_ms"] = settings.time_cap_ms;
       j["graph"] = settings.graph;
+      j["block_us"] = settings.block_us;
       if (settings.graph) j["graph_products"] = settings.graph_products;
       j["matrices_requested"] = sources.size();
       j["stopped_early"] = stopped_early;
@@ -441,6 +448,8 @@ int main(int argc, char** argv) {
                               {"time_ms", r.time_ms},
                               {"min_ms", r.min_ms},
                               {"runs", r.runs},
+                              {"late_runs", r.late_runs},
+                              {"block_us", r.block_us},
                               {"floor_ms", r.floor_ms},
                               {"pct_floor", r.pct_floor},
                               {"speedup_vs_cusparse", r.speedup_vs_cusparse},
