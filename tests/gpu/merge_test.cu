@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -74,6 +75,55 @@ TYPED_TEST(MergeTest, RowsSpanningManyTiles) {
   // Smallest tiles (320 items): the long rows cover hundreds of tiles and fix-up chunks.
   for (const KernelOptions& options : {kernel_config(64, 5), KernelOptions{}})
     check_kernel_on_corpus<DeviceMemory, V, I, O>(long_row_corpus(), make<V, I, O>, options);
+}
+
+// Up to 512 tiles the last block adds the carries (no second launch), above a kernel of its own:
+// both sides of the bound, with long rows whose carries cross chunks, every op and alpha / beta
+// case; then one captured product replayed with new x each time (the block counter must be back
+// at 0 after every product) and y += A x in place, against the reference, bitwise equal to the
+// plain launches.
+TYPED_TEST(MergeTest, FusedFixupAroundItsBound) {
+  HOLA_TYPES;
+  const KernelOptions small_tiles = kernel_config(64, 5);  // 320 items: 32 rows of 9 a tile
+  std::vector<NamedMatrix> around;
+  around.push_back({"512 tiles", gen::random_rect(16384, 16384, 9, 71)});
+  around.push_back({"513 tiles", gen::random_rect(16400, 16400, 9, 72)});
+  around.push_back({"one row over 300 tiles", gen::one_full_row(50, 100000, 25, 73)});
+  check_kernel_on_corpus<DeviceMemory, V, I, O>(around, make<V, I, O>, small_tiles);
+  for (const NamedMatrix& m : around) {
+    SCOPED_TRACE(m.name);
+    KernelOnMatrix<DeviceMemory, V, I, O> k(m.A, make<V, I, O>, small_tiles, nullptr);
+    const std::int64_t n = k.host.rows, nx = k.host.cols;
+    DeviceMemory::Array<V> dx(static_cast<std::size_t>(nx)), dy(static_cast<std::size_t>(n));
+    cudaStream_t s = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    const std::vector<V> y0 = random_vector<V>(n, 7);
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+    k.kernel->apply(Op::N, V(1.5), dx.get(), V(1), dy.get(), dy.get(), s);  // y += 1.5 A x
+    ASSERT_EQ(cudaStreamEndCapture(s, &graph), cudaSuccess);
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    for (int replay = 0; replay < 6; ++replay) {
+      const std::vector<V> x = random_vector<V>(nx, 100 + replay);
+      dx.upload(x);
+      dy.upload(y0);
+      ASSERT_EQ(cudaGraphLaunch(exec, s), cudaSuccess);
+      ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+      const std::vector<V> from_graph = dy.download();
+      EXPECT_TRUE(matches_reference(Op::N, V(1.5), k.host, x, V(1), y0, from_graph))
+          << "replay " << replay;
+      dy.upload(y0);
+      k.kernel->apply(Op::N, V(1.5), dx.get(), V(1), dy.get(), dy.get(), s);
+      ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+      const std::vector<V> launched = dy.download();
+      EXPECT_EQ(0, std::memcmp(from_graph.data(), launched.data(), sizeof(V) * from_graph.size()))
+          << "replay " << replay << ": the graph and a plain launch differ";
+    }
+    EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+    EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+    EXPECT_EQ(cudaStreamDestroy(s), cudaSuccess);
+  }
 }
 
 // Every compiled (threads, items) pair (kThreadChoices x kItemChoices in

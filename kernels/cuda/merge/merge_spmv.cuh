@@ -14,7 +14,11 @@
 //                                      sum written to tile_carry.
 //           merge_fixup_kernel         adds the carries to their rows: a warp-level segmented
 //                                      reduction in a fixed order, no atomics, so y = A x is
-//                                      bitwise reproducible.
+//                                      bitwise reproducible. Up to kFusedFixupMaxTiles tiles the
+//                                      last tile block to finish does it instead (one launch
+//                                      per product: a small product's second launch costs about
+//                                      as much as its work), with the same additions in the same
+//                                      order.
 //   T:      scale pass (y = beta y), then merge_transpose_kernel: same tiles, each nonzero's row
 //           found by the walk, atomicAdd into y (not reproducible bitwise).
 #pragma once
@@ -71,6 +75,10 @@ inline constexpr int kSpmvMinBlocksPerSm =
     ((sizeof(V) > 4 && (THREADS > 128 || ITEMS > 9)) ? 1024 : 1536) / THREADS;
 
 inline constexpr int kFixupThreads = 256;
+// Up to this many tiles the last tile block adds the carries (fixup_chunk) instead of a second
+// launch: at most 512 / THREADS chunks of 32 per warp of that block (4 at 128 threads), about
+// the time of the launch it saves; beyond, the separate kernel spreads them over the GPU.
+inline constexpr std::int64_t kFusedFixupMaxTiles = 512;
 inline constexpr int kScaleThreads = 256;
 
 // Shared-memory slots of V that hold `v_slots` values followed by `int_slots` ints.
@@ -140,14 +148,21 @@ __device__ __forceinline__ void load_local_row_ends(std::int64_t rows,
   }
 }
 
+template <class V, bool FRESH>
+__device__ __forceinline__ void fixup_chunk(std::int64_t first, std::int64_t num_tiles,
+                                            const PathCoord* __restrict__ coords,
+                                            const V* tile_carry, std::int64_t rows, V alpha, V* y);
+
 // y_out[rows finished in this tile] = alpha * (row sum within the tile) + beta * y_in; the sum
-// of the tile's open last row goes to tile_carry[tile] (added by merge_fixup_kernel).
+// of the tile's open last row goes to tile_carry[tile], added by merge_fixup_kernel or, with
+// tiles_done (a counter that is 0 between products), by the last block of this launch to finish.
 template <class V, class I, class O, int THREADS, int ITEMS>
 __global__ void __launch_bounds__(THREADS, (kSpmvMinBlocksPerSm<V, THREADS, ITEMS>))
     merge_spmv_kernel(std::int64_t rows, const O* __restrict__ row_ptr,
                       const I* __restrict__ col_idx, const V* __restrict__ values,
                       const V* __restrict__ x, V alpha, V beta, const V* y_in, V* y_out,
-                      const PathCoord* __restrict__ coords, V* __restrict__ tile_carry) {
+                      const PathCoord* __restrict__ coords, V* __restrict__ tile_carry,
+                      unsigned* tiles_done) {
   constexpr int kTileItems = THREADS * ITEMS;
   using Partial = RowPartial<V>;
   using BlockScan = cub::BlockScan<Partial, THREADS>;
@@ -230,26 +245,44 @@ __global__ void __launch_bounds__(THREADS, (kSpmvMinBlocksPerSm<V, THREADS, ITEM
     y_out[r] = out;
   }
   if (threadIdx.x == 0) tile_carry[blockIdx.x] = tile_total.sum;
+  if (!tiles_done) return;  // whole grid: merge_fixup_kernel follows
+
+  // Fused fix-up: every block makes its rows and carry visible, then counts itself; the last one
+  // adds all carries (warp by warp over the chunks of 32 tiles) and resets the counter for the
+  // next product (no memset: a captured graph replays as it is).
+  __shared__ bool s_last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) s_last = atomicAdd(tiles_done, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!s_last) return;
+  __threadfence();
+  const std::int64_t num_tiles = gridDim.x;
+  for (std::int64_t first = (threadIdx.x >> 5) * 32; first < num_tiles; first += THREADS)
+    fixup_chunk<V, true>(first, num_tiles, coords, tile_carry, rows, alpha, y_out);
+  if (threadIdx.x == 0) *tiles_done = 0;
 }
 
-// Adds the tile carries to y. The carry of tile t belongs to row coords[t + 1].row; rows never
-// decrease, so the carries of one row are consecutive. One warp per 32 tiles: a segmented scan
-// sums the runs inside the chunk; the warp holding the first tile of a run that goes on past
-// the chunk adds the following chunks, in order. Each row is updated by one thread, the order
-// of additions is fixed: bitwise reproducible.
-template <class V>
-__global__ void __launch_bounds__(kFixupThreads)
-    merge_fixup_kernel(std::int64_t num_tiles, const PathCoord* __restrict__ coords,
-                       const V* __restrict__ tile_carry, std::int64_t rows, V alpha, V* y) {
+// Adds the carries of tiles first .. first + 31 to y, one warp (all 32 lanes call it with the
+// same `first`). The carry of tile t belongs to row coords[t + 1].row; rows never decrease, so
+// the carries of one row are consecutive. A segmented scan sums the runs inside the chunk; the
+// warp holding the first tile of a run that goes on past the chunk adds the following chunks, in
+// order. Each row is updated by one thread, the order of additions is fixed: bitwise
+// reproducible. Written by other blocks of the same launch (FRESH: the fused fix-up), the carries
+// and y are read past L1, which does not see other SMs' writes.
+template <class V, bool FRESH>
+__device__ __forceinline__ void fixup_chunk(std::int64_t first, std::int64_t num_tiles,
+                                            const PathCoord* __restrict__ coords,
+                                            const V* tile_carry, std::int64_t rows, V alpha, V* y) {
   constexpr unsigned kFullMask = 0xffffffffu;
+  const auto carry_of = [&](std::int64_t t) {
+    return FRESH ? __ldcg(tile_carry + t) : tile_carry[t];
+  };
   const int lane = threadIdx.x & 31;
-  const std::int64_t first =
-      ((static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5) * 32;
-  if (first >= num_tiles) return;  // whole warp
   const std::int64_t tile = first + lane;
   const bool valid = tile < num_tiles;
   const long long key = valid ? static_cast<long long>(coords[tile + 1].row) : LLONG_MAX;
-  V sum = valid ? tile_carry[tile] : V(0);
+  V sum = valid ? carry_of(tile) : V(0);
 #pragma unroll
   for (int offset = 1; offset < 32; offset <<= 1) {
     const long long up_key = __shfl_up_sync(kFullMask, key, offset);
@@ -267,7 +300,7 @@ __global__ void __launch_bounds__(kFixupThreads)
     for (std::int64_t next = first + 32; next < num_tiles; next += 32) {
       const std::int64_t t = next + lane;
       const bool same = t < num_tiles && static_cast<long long>(coords[t + 1].row) == last_key;
-      V part = same ? tile_carry[t] : V(0);
+      V part = same ? carry_of(t) : V(0);
 #pragma unroll
       for (int offset = 16; offset > 0; offset >>= 1)
         part += __shfl_xor_sync(kFullMask, part, offset);
@@ -276,8 +309,20 @@ __global__ void __launch_bounds__(kFixupThreads)
     }
   }
   if (valid && run_end && key != key_before && key < rows) {
-    y[key] += alpha * (lane == 31 ? sum + tail : sum);
+    const V before = FRESH ? __ldcg(y + key) : y[key];
+    y[key] = before + alpha * (lane == 31 ? sum + tail : sum);
   }
+}
+
+// The fix-up as a kernel of its own (more than kFusedFixupMaxTiles tiles): one warp per 32 tiles.
+template <class V>
+__global__ void __launch_bounds__(kFixupThreads)
+    merge_fixup_kernel(std::int64_t num_tiles, const PathCoord* __restrict__ coords,
+                       const V* __restrict__ tile_carry, std::int64_t rows, V alpha, V* y) {
+  const std::int64_t first =
+      ((static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5) * 32;
+  if (first >= num_tiles) return;  // whole warp
+  fixup_chunk<V, false>(first, num_tiles, coords, tile_carry, rows, alpha, y);
 }
 
 // y_out[k] = beta * y_in[k] (0 when beta == 0, y_in not read), k < n.
@@ -349,7 +394,7 @@ __global__ void __launch_bounds__(THREADS)
 
 template <class V, class I, class O>
 using SpmvLaunchFn = void (*)(std::int64_t, const O*, const I*, const V*, const V*, V, V, const V*,
-                              V*, const PathCoord*, V*);
+                              V*, const PathCoord*, V*, unsigned*);
 template <class V, class I, class O>
 using TransposeLaunchFn = void (*)(std::int64_t, const O*, const I*, const V*, const V*, V,
                                    const PathCoord*, V*);
@@ -453,6 +498,8 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
     const cudaStream_t s = cuda::as_stream(stream);
     coords_.resize(static_cast<std::size_t>(num_tiles + 1) * sizeof(PathCoord));
     carry_.resize(static_cast<std::size_t>(num_tiles > 0 ? num_tiles : 1) * sizeof(V));
+    tiles_done_.resize(sizeof(unsigned));
+    HOLA_CUDA_CHECK(cudaMemsetAsync(tiles_done_.as<unsigned>(), 0, sizeof(unsigned), s));
     if (num_tiles > 0) {
       const unsigned blocks = cuda::div_up(static_cast<std::size_t>(num_tiles + 1), 256);
       merge_tile_search_kernel<O><<<blocks, 256, 0, s>>>(A.rows, A.nnz, A.row_ptr, num_tiles,
@@ -465,7 +512,9 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
 
   void set_values(const V* values) override { A_.values = values; }
 
-  std::size_t workspace_bytes() const override { return coords_.bytes() + carry_.bytes(); }
+  std::size_t workspace_bytes() const override {
+    return coords_.bytes() + carry_.bytes() + tiles_done_.bytes();
+  }
 
   void apply(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out, void* stream) override {
     if (!supports(op)) {
@@ -485,11 +534,14 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
       return;
     }
     if (num_tiles_ == 0) return;  // 0 rows
+    // A single tile has no carry into a real row; up to kFusedFixupMaxTiles the last block adds
+    // the carries.
+    const bool fused = num_tiles_ > 1 && num_tiles_ <= kFusedFixupMaxTiles;
     launch_.spmv<<<static_cast<unsigned>(num_tiles_), launch_.threads, 0, s>>>(
         A_.rows, A_.row_ptr, A_.col_idx, A_.values, x, alpha, beta, y_in, y_out,
-        coords_.as<PathCoord>(), carry_.as<V>());
+        coords_.as<PathCoord>(), carry_.as<V>(), fused ? tiles_done_.as<unsigned>() : nullptr);
     HOLA_CUDA_CHECK_LAUNCH("merge_spmv_kernel");
-    if (num_tiles_ > 1) {  // a single tile has no carry into a real row
+    if (num_tiles_ > 1 && !fused) {
       const unsigned blocks = cuda::div_up(static_cast<std::size_t>(num_tiles_),
                                            static_cast<std::size_t>(kFixupThreads));
       merge_fixup_kernel<V><<<blocks, kFixupThreads, 0, s>>>(num_tiles_, coords_.as<PathCoord>(),
@@ -518,8 +570,9 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
   CsrView<V, I, O> A_{};
   std::int64_t num_tiles_ = 0;
   int sm_count_ = 0;
-  cuda::DeviceBuffer coords_;  // num_tiles + 1 PathCoord
-  cuda::DeviceBuffer carry_;   // num_tiles V
+  cuda::DeviceBuffer coords_;      // num_tiles + 1 PathCoord
+  cuda::DeviceBuffer carry_;       // num_tiles V
+  cuda::DeviceBuffer tiles_done_;  // one unsigned: tiles finished in the running product (fused)
 };
 
 }  // namespace hola::gpu::merge_detail
