@@ -775,11 +775,13 @@ KernelSpec parse_kernel_spec(const std::string& spec) {
       k.options.carry_path_max_nnz = value;
     else if (key == "gather")
       k.options.gather_transpose_max_nnz = value;
+    else if (key == "fuse")
+      k.options.fused_fixup_max_tiles = value;
     else if (key == "check" && k.name == "auto")
       k.auto_check = value != 0;
     else
       fail(status::invalid_argument,
-           "unknown kernel option '" + key + "' (tpb, npt, det, tvar, carry, gather)");
+           "unknown kernel option '" + key + "' (tpb, npt, det, tvar, carry, gather, fuse)");
     pos = comma + 1;
   }
   return k;

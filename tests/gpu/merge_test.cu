@@ -81,7 +81,7 @@ TYPED_TEST(MergeTest, RowsSpanningManyTiles) {
 // both sides of the bound, with long rows whose carries cross chunks, every op and alpha / beta
 // case; then one captured product replayed with new x each time (the block counter must be back
 // at 0 after every product) and y += A x in place, against the reference, bitwise equal to the
-// plain launches.
+// plain launches and to the separate fix-up kernel (fused_fixup_max_tiles = 0).
 TYPED_TEST(MergeTest, FusedFixupAroundItsBound) {
   HOLA_TYPES;
   const KernelOptions small_tiles = kernel_config(64, 5);  // 320 items: 32 rows of 9 a tile
@@ -93,6 +93,10 @@ TYPED_TEST(MergeTest, FusedFixupAroundItsBound) {
   for (const NamedMatrix& m : around) {
     SCOPED_TRACE(m.name);
     KernelOnMatrix<DeviceMemory, V, I, O> k(m.A, make<V, I, O>, small_tiles, nullptr);
+    KernelOptions separate = small_tiles;
+    separate.fused_fixup_max_tiles = 0;
+    const auto unfused = make<V, I, O>(separate);
+    unfused->setup(k.M.view(), nullptr);
     const std::int64_t n = k.host.rows, nx = k.host.cols;
     DeviceMemory::Array<V> dx(static_cast<std::size_t>(nx)), dy(static_cast<std::size_t>(n));
     cudaStream_t s = nullptr;
@@ -119,6 +123,13 @@ TYPED_TEST(MergeTest, FusedFixupAroundItsBound) {
       const std::vector<V> launched = dy.download();
       EXPECT_EQ(0, std::memcmp(from_graph.data(), launched.data(), sizeof(V) * from_graph.size()))
           << "replay " << replay << ": the graph and a plain launch differ";
+      dy.upload(y0);
+      unfused->apply(Op::N, V(1.5), dx.get(), V(1), dy.get(), dy.get(), s);
+      ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+      const std::vector<V> separate_fixup = dy.download();
+      EXPECT_EQ(
+          0, std::memcmp(from_graph.data(), separate_fixup.data(), sizeof(V) * from_graph.size()))
+          << "replay " << replay << ": the fused and the separate fix-up differ";
     }
     EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
     EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);

@@ -75,9 +75,10 @@ inline constexpr int kSpmvMinBlocksPerSm =
     ((sizeof(V) > 4 && (THREADS > 128 || ITEMS > 9)) ? 1024 : 1536) / THREADS;
 
 inline constexpr int kFixupThreads = 256;
-// Up to this many tiles the last tile block adds the carries (fixup_chunk) instead of a second
-// launch: at most 512 / THREADS chunks of 32 per warp of that block (4 at 128 threads), about
-// the time of the launch it saves; beyond, the separate kernel spreads them over the GPU.
+// Up to this many tiles (KernelOptions::fused_fixup_max_tiles) the last tile block adds the carries
+// (fixup_chunk) instead of a second launch: at most 512 / THREADS chunks of 32 per warp of that
+// block (4 at 128 threads), about the time of the launch it saves; beyond, the separate kernel
+// spreads them over the GPU.
 inline constexpr std::int64_t kFusedFixupMaxTiles = 512;
 inline constexpr int kScaleThreads = 256;
 
@@ -250,13 +251,18 @@ __global__ void __launch_bounds__(THREADS, (kSpmvMinBlocksPerSm<V, THREADS, ITEM
   // Fused fix-up: every block makes its rows and carry visible, then counts itself; the last one
   // adds all carries (warp by warp over the chunks of 32 tiles) and resets the counter for the
   // next product (no memset: a captured graph replays as it is).
+  // The barrier orders the block's writes before thread 0's fence, which orders them before the
+  // count (as cooperative groups' grid sync does); the last block's fence orders the count
+  // before its reads.
   __shared__ bool s_last;
-  __threadfence();
   __syncthreads();
-  if (threadIdx.x == 0) s_last = atomicAdd(tiles_done, 1u) == gridDim.x - 1;
+  if (threadIdx.x == 0) {
+    __threadfence();
+    s_last = atomicAdd(tiles_done, 1u) == gridDim.x - 1;
+    if (s_last) __threadfence();
+  }
   __syncthreads();
   if (!s_last) return;
-  __threadfence();
   const std::int64_t num_tiles = gridDim.x;
   for (std::int64_t first = (threadIdx.x >> 5) * 32; first < num_tiles; first += THREADS)
     fixup_chunk<V, true>(first, num_tiles, coords, tile_carry, rows, alpha, y_out);
@@ -465,7 +471,10 @@ template <class V, class I, class O>
 class MergeKernel final : public SpmvKernel<V, I, O> {
  public:
   explicit MergeKernel(const KernelOptions& options)
-      : launch_(select_launch_set<V, I, O>(options)), deterministic_(options.deterministic) {}
+      : launch_(select_launch_set<V, I, O>(options)),
+        deterministic_(options.deterministic),
+        fused_fixup_max_tiles_(options.fused_fixup_max_tiles < 0 ? kFusedFixupMaxTiles
+                                                                 : options.fused_fixup_max_tiles) {}
 
   std::string name() const override { return "merge"; }
   // The transpose scatters with atomics: off in deterministic mode.
@@ -534,9 +543,9 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
       return;
     }
     if (num_tiles_ == 0) return;  // 0 rows
-    // A single tile has no carry into a real row; up to kFusedFixupMaxTiles the last block adds
-    // the carries.
-    const bool fused = num_tiles_ > 1 && num_tiles_ <= kFusedFixupMaxTiles;
+    // A single tile has no carry into a real row; up to fused_fixup_max_tiles_ the last block
+    // adds the carries.
+    const bool fused = num_tiles_ > 1 && num_tiles_ <= fused_fixup_max_tiles_;
     launch_.spmv<<<static_cast<unsigned>(num_tiles_), launch_.threads, 0, s>>>(
         A_.rows, A_.row_ptr, A_.col_idx, A_.values, x, alpha, beta, y_in, y_out,
         coords_.as<PathCoord>(), carry_.as<V>(), fused ? tiles_done_.as<unsigned>() : nullptr);
@@ -567,6 +576,7 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
 
   LaunchSet<V, I, O> launch_;
   bool deterministic_ = false;
+  std::int64_t fused_fixup_max_tiles_ = kFusedFixupMaxTiles;
   CsrView<V, I, O> A_{};
   std::int64_t num_tiles_ = 0;
   int sm_count_ = 0;
