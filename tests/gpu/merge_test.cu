@@ -77,18 +77,18 @@ TYPED_TEST(MergeTest, RowsSpanningManyTiles) {
     check_kernel_on_corpus<DeviceMemory, V, I, O>(long_row_corpus(), make<V, I, O>, options);
 }
 
-// Up to 512 tiles the last block adds the carries (no second launch), above a kernel of its own:
-// both sides of the bound, with long rows whose carries cross chunks, every op and alpha / beta
-// case; then one captured product replayed with new x each time (the block counter must be back
-// at 0 after every product) and y += A x in place, against the reference, bitwise equal to the
+// Up to THREADS tiles the last block adds the carries (no second launch), above a kernel of its
+// own: both sides of the bound, with long rows whose carries cross chunks, every op and alpha /
+// beta case; then one captured product replayed with new x each time (the block counter must be
+// back at 0 after every product) and y += A x in place, against the reference, bitwise equal to the
 // plain launches and to the separate fix-up kernel (fused_fixup_max_tiles = 0).
 TYPED_TEST(MergeTest, FusedFixupAroundItsBound) {
   HOLA_TYPES;
   const KernelOptions small_tiles = kernel_config(64, 5);  // 320 items: 32 rows of 9 a tile
   std::vector<NamedMatrix> around;
-  around.push_back({"512 tiles", gen::random_rect(16384, 16384, 9, 71)});
-  around.push_back({"513 tiles", gen::random_rect(16400, 16400, 9, 72)});
-  around.push_back({"one row over 300 tiles", gen::one_full_row(50, 100000, 25, 73)});
+  around.push_back({"64 tiles", gen::random_rect(2048, 2048, 9, 71)});
+  around.push_back({"65 tiles", gen::random_rect(2060, 2060, 9, 72)});
+  around.push_back({"one row over 45 tiles (two chunks)", gen::one_full_row(50, 15000, 25, 73)});
   check_kernel_on_corpus<DeviceMemory, V, I, O>(around, make<V, I, O>, small_tiles);
   for (const NamedMatrix& m : around) {
     SCOPED_TRACE(m.name);

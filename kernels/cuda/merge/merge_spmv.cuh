@@ -14,7 +14,7 @@
 //                                      sum written to tile_carry.
 //           merge_fixup_kernel         adds the carries to their rows: a warp-level segmented
 //                                      reduction in a fixed order, no atomics, so y = A x is
-//                                      bitwise reproducible. Up to kFusedFixupMaxTiles tiles the
+//                                      bitwise reproducible. Up to THREADS tiles the
 //                                      last tile block to finish does it instead (one launch
 //                                      per product: a small product's second launch costs about
 //                                      as much as its work), with the same additions in the same
@@ -75,11 +75,6 @@ inline constexpr int kSpmvMinBlocksPerSm =
     ((sizeof(V) > 4 && (THREADS > 128 || ITEMS > 9)) ? 1024 : 1536) / THREADS;
 
 inline constexpr int kFixupThreads = 256;
-// Up to this many tiles (KernelOptions::fused_fixup_max_tiles) the last tile block adds the carries
-// (fixup_chunk) instead of a second launch: at most 512 / THREADS chunks of 32 per warp of that
-// block (4 at 128 threads), about the time of the launch it saves; beyond, the separate kernel
-// spreads them over the GPU.
-inline constexpr std::int64_t kFusedFixupMaxTiles = 512;
 inline constexpr int kScaleThreads = 256;
 
 // Shared-memory slots of V that hold `v_slots` values followed by `int_slots` ints.
@@ -320,7 +315,7 @@ __device__ __forceinline__ void fixup_chunk(std::int64_t first, std::int64_t num
   }
 }
 
-// The fix-up as a kernel of its own (more than kFusedFixupMaxTiles tiles): one warp per 32 tiles.
+// The fix-up as a kernel of its own (beyond the fused fix-up's tiles): one warp per 32 tiles.
 template <class V>
 __global__ void __launch_bounds__(kFixupThreads)
     merge_fixup_kernel(std::int64_t num_tiles, const PathCoord* __restrict__ coords,
@@ -473,7 +468,7 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
   explicit MergeKernel(const KernelOptions& options)
       : launch_(select_launch_set<V, I, O>(options)),
         deterministic_(options.deterministic),
-        fused_fixup_max_tiles_(options.fused_fixup_max_tiles < 0 ? kFusedFixupMaxTiles
+        fused_fixup_max_tiles_(options.fused_fixup_max_tiles < 0 ? launch_.threads
                                                                  : options.fused_fixup_max_tiles) {}
 
   std::string name() const override { return "merge"; }
@@ -543,8 +538,11 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
       return;
     }
     if (num_tiles_ == 0) return;  // 0 rows
-    // A single tile has no carry into a real row; up to fused_fixup_max_tiles_ the last block
-    // adds the carries.
+    // A single tile has no carry into a real row. Up to fused_fixup_max_tiles_ tiles (by default
+    // THREADS: one 32-tile chunk per warp of the last block) that block adds the carries: on an
+    // H100 (run D of bench/results/2026-11-27-h100-session5/) this saved about 10 % of a product of
+    // up to 128 tiles launched alone and cost 0-4 % replayed in a CUDA graph, where launches are
+    // cheap; at 200-500 tiles its serial tail lost up to 17 % alone and 42 % in a graph.
     const bool fused = num_tiles_ > 1 && num_tiles_ <= fused_fixup_max_tiles_;
     launch_.spmv<<<static_cast<unsigned>(num_tiles_), launch_.threads, 0, s>>>(
         A_.rows, A_.row_ptr, A_.col_idx, A_.values, x, alpha, beta, y_in, y_out,
@@ -576,7 +574,7 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
 
   LaunchSet<V, I, O> launch_;
   bool deterministic_ = false;
-  std::int64_t fused_fixup_max_tiles_ = kFusedFixupMaxTiles;
+  std::int64_t fused_fixup_max_tiles_ = 0;
   CsrView<V, I, O> A_{};
   std::int64_t num_tiles_ = 0;
   int sm_count_ = 0;

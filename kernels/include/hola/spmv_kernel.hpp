@@ -36,7 +36,8 @@ struct KernelOptions {
   // zeroing pass and the atomic scatter. -1: the kernels' default (2^18); 0: never.
   std::int64_t gather_transpose_max_nnz = -1;
   // merge op N: products of at most this many tiles add the tiles' carries in the last block to
-  // finish (one launch) instead of a second kernel. -1: the kernel's default (512); 0: never.
+  // finish (one launch) instead of a second kernel. -1: the kernel's default (its threads per
+  // block: one 32-tile chunk per warp of that block); 0: never.
   std::int64_t fused_fixup_max_tiles = -1;
 };
 
