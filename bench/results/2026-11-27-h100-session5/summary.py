@@ -16,8 +16,11 @@ from collections import Counter, defaultdict
 HERE = os.path.dirname(os.path.abspath(__file__))
 KERNELS = ["cusparse", "cusparse-alg2", "hola", "light", "merge", "scalar", "vector",
            "vector-adaptive"]
-HELDOUT = ["B-blocked-heldout.json.gz", "B-plain-heldout.json.gz", "C-blocked-heldout.json.gz"]
+HELDOUT = ["B-blocked-heldout.json.gz", "B-plain-heldout.json.gz", "C-blocked-heldout.json.gz",
+           "F-blocked-heldout.json.gz", "F-plain-heldout.json.gz"]
 GRAPH = ["A-graph-small.json.gz", "B-graph-small-blocked.json.gz", "C-graph-small-blocked.json.gz"]
+FUSE = ["D-fuse-blocked.json.gz", "D-fuse-plain.json.gz", "F-fuse-blocked.json.gz",
+        "F-fuse-plain.json.gz"]
 
 
 def hmean(xs):
@@ -110,6 +113,38 @@ def graph_mode(d):
           ", ".join(f"{k} {sorted(v)}" for k, v in sorted(per_kernel.items())))
 
 
+def fuse_compare(d):
+    """merge (the fused fix-up up to its bound) over merge:fuse=0 (the separate kernel), op N."""
+    t = {}
+    for r in d["results"]:
+        t[(r["matrix"], r["precision"], r["kernel"])] = r
+    groups = defaultdict(lambda: ([], []))
+    for (m, p, k), r in sorted(t.items()):
+        u = t.get((m, p, "merge:fuse=0"))
+        if k != "merge" or not u or not r["time_ms"] or not u["time_ms"]:
+            continue
+        tiles = -(-(r["rows"] + r["nnz"]) // (128 * (7 if p == "double" else 11)))
+        band = ("<= 128 tiles (fused at 12fe127)" if tiles <= 128 else
+                "129-200 tiles" if tiles <= 200 else "> 200 tiles")
+        alone, graph = groups[band]
+        alone.append(r["time_ms"] / u["time_ms"])
+        if r.get("graph_ms") and u.get("graph_ms"):
+            graph.append(r["graph_ms"] / u["graph_ms"])
+        launches = r.get("graph_kernels_per_product")
+        print(f"  {m[:40]:40s} {p:6s} {tiles:4d} tiles, {launches} launch(es): merge / merge:fuse=0 "
+              f"{r['time_ms'] / u['time_ms']:.3f} per product, "
+              f"{(r['graph_ms'] / u['graph_ms']) if u.get('graph_ms') else 0:.3f} in a graph")
+    for band, (alone, graph) in sorted(groups.items()):
+        print(f"  {band}: {len(alone)} cases, per product {min(alone):.3f}-{max(alone):.3f} "
+              f"(geometric mean {gmean(alone):.3f}), in a graph {min(graph):.3f}-{max(graph):.3f} "
+              f"(geometric mean {gmean(graph):.3f})")
+
+
+def gmean(xs):
+    import math
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
 def main():
     print("# python3 bench/results/2026-11-27-h100-session5/summary.py: derived from runs A and "
           "B's files named below (each names its commit, GPU and command)")
@@ -124,6 +159,10 @@ def main():
         print(f"== {name}: commit {d['commit']}, {d['device']}, block_us {d.get('block_us')}, "
               f"graph_products {d.get('graph_products')}")
         graph_mode(d)
+    for name in FUSE:
+        d = load(name)
+        print(f"== {name}: commit {d['commit']}, {d['device']}, block_us {d.get('block_us')}")
+        fuse_compare(d)
 
 
 if __name__ == "__main__":
