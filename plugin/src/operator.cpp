@@ -218,6 +218,14 @@ struct Operator<V, I, O>::Impl {
   }
 
 #if defined(HOLA_ENABLE_CUDA)
+  // Ends op's check: from now on one kernel runs op (a new work version).
+  void end_check(Op op) {
+    Check& c = checks[index_of(op)];
+    c.active = false;
+    c.timer.reset();
+    renew_version(op);
+  }
+
   // The challenger `name` for op, set up for A (once per name); null, with why, when it cannot
   // take this matrix or op (cuSPARSE beyond 2^31 - 1 nonzeros, out of memory, ...).
   SpmvKernel<V, I, O>* challenger(const std::string& name, Op op, void* stream, std::string& why) {
@@ -260,9 +268,7 @@ struct Operator<V, I, O>::Impl {
     if (gpu::stream_capturing(stream)) {
       // A CUDA graph keeps the kernel it captured, so the check ends on it; the challengers'
       // setup, which may synchronise, never runs inside a capture.
-      c.active = false;
-      c.timer.reset();
-      renew_version(op);
+      end_check(op);
       reason += on + "kept " + pick->name() + " unchecked (a CUDA graph captured its product)";
       return product(pick);
     }
@@ -277,8 +283,7 @@ struct Operator<V, I, O>::Impl {
           reason += on + name + " not checked (" + why + ")";
       }
       if (c.runs.size() < 2) {
-        c.active = false;
-        renew_version(op);
+        end_check(op);
         return product(pick);
       }
       c.timer =
@@ -310,9 +315,7 @@ struct Operator<V, I, O>::Impl {
              << ProductCheck::best_ms(ms, k, n) * 1e3;
     report << " -> " << c.runs[static_cast<std::size_t>(won)]->name();
     reason += report.str();
-    c.active = false;
-    c.timer.reset();
-    renew_version(op);
+    end_check(op);
     if (won > 0) {
       c.winner = c.runs[static_cast<std::size_t>(won)];
       record_win(op, c.winner->name());
