@@ -5,14 +5,18 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "corpus.hpp"
 #include "gpu_harness.hpp"
 #include "hola/generators.hpp"
+#include "hola/gpu_kernels.hpp"
 #include "hola/operator.hpp"
 #include "hola/selector.hpp"
 
@@ -356,6 +360,53 @@ TEST(AutoCheckGpu, VerdictAtAFixedProduct) {
     const std::vector<V> y(all.begin() + k * host.rows, all.begin() + (k + 1) * host.rows);
     EXPECT_TRUE(matches_reference(Op::N, V(1), host, x, V(0), {}, y)) << "product " << k;
   }
+}
+
+// The check's timer times each product on the GPU alone: the host's time to queue it (here a
+// sleep between start and the product) stays out of the slot, up to the gate's timeout; past
+// it, the GPU goes on and the slot times the wait as before. Ungated, slot 0 would read >= 3 ms.
+TEST(ProductTimerGpu, GateKeepsTheHostsQueueingOutOfTheSlot) {
+  using namespace std::chrono_literals;
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+  void* scratch = nullptr;
+  ASSERT_EQ(cudaMalloc(&scratch, 4096), cudaSuccess);
+  {
+    gpu::ProductTimer timer(2, /*gate_timeout_us=*/1e6);
+    ASSERT_TRUE(timer.gated()) << "mapped host memory is unavailable on this GPU";
+    timer.start(0, s);
+    std::this_thread::sleep_for(3ms);
+    ASSERT_EQ(cudaMemsetAsync(scratch, 0, 4096, s), cudaSuccess);
+    timer.stop(0, s);
+    // Slot 1 shares the timer: a second gate after the first opened.
+    timer.start(1, s);
+    ASSERT_EQ(cudaMemsetAsync(scratch, 1, 4096, s), cudaSuccess);
+    timer.stop(1, s);
+    timer.wait();
+    EXPECT_LT(timer.elapsed_ms(0), 1.0);
+    EXPECT_LT(timer.elapsed_ms(1), 1.0);
+  }
+  {
+    gpu::ProductTimer timer(1, /*gate_timeout_us=*/1000);
+    timer.start(0, s);
+    std::this_thread::sleep_for(20ms);
+    ASSERT_EQ(cudaMemsetAsync(scratch, 0, 4096, s), cudaSuccess);
+    timer.stop(0, s);
+    timer.wait();
+    EXPECT_GT(timer.elapsed_ms(0), 10.0) << "the gate should have timed out after 1 ms";
+  }
+  {
+    // A timer dropped between start and stop (a product that threw) opens its gate: the
+    // stream does not wait out the 10 s timeout.
+    auto timer = std::make_unique<gpu::ProductTimer>(1, /*gate_timeout_us=*/1e7);
+    timer->start(0, s);
+    timer.reset();
+    const auto begin = std::chrono::steady_clock::now();
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count(), 1.0);
+  }
+  cudaFree(scratch);
+  cudaStreamDestroy(s);
 }
 
 }  // namespace

@@ -4,9 +4,11 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <new>
 #include <vector>
 
 #include "common/cuda_utils.cuh"
@@ -31,6 +33,58 @@ struct EventPair {
   EventPair(const EventPair&) = delete;
   EventPair& operator=(const EventPair&) = delete;
 };
+
+// ProductTimer's gate: one flag in mapped, portable host memory for the process, made at the
+// first timer and kept to the end (freeing pinned memory may synchronise the device). Each
+// gated slot takes the next ticket; the GPU waits until `opened` reaches it. `opened` only
+// grows, so timers of several threads or Operators never stall one another: a later ticket
+// opened first releases the earlier gates too (those slots then time a little host work).
+struct HostGate {
+  std::atomic<std::uint64_t>* opened = nullptr;  // host address, also valid on every GPU (UVA)
+  std::atomic<std::uint64_t> issued{0};
+};
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
+
+HostGate* host_gate() {
+  static HostGate* const gate = []() -> HostGate* {
+    int device = 0, unified = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&unified, cudaDevAttrUnifiedAddressing, device) != cudaSuccess ||
+        !unified) {
+      (void)cudaGetLastError();
+      return nullptr;
+    }
+    void* flag = nullptr;
+    if (cudaHostAlloc(&flag, sizeof(std::atomic<std::uint64_t>),
+                      cudaHostAllocMapped | cudaHostAllocPortable) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return nullptr;
+    }
+    auto* made = new HostGate;
+    made->opened = new (flag) std::atomic<std::uint64_t>(0);
+    return made;
+  }();
+  return gate;
+}
+
+__device__ std::uint64_t global_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void wait_for_ticket(const volatile unsigned long long* opened,
+                                unsigned long long ticket, unsigned long long timeout_ns) {
+  const std::uint64_t begin = global_ns();
+  while (*opened < ticket && global_ns() - begin < timeout_ns) __nanosleep(256);
+}
+
+void open_gate(std::uint64_t ticket) {
+  std::atomic<std::uint64_t>& opened = *host_gate()->opened;
+  std::uint64_t now = opened.load(std::memory_order_relaxed);
+  while (now < ticket && !opened.compare_exchange_weak(now, ticket, std::memory_order_release)) {
+  }
+}
 
 }  // namespace
 
@@ -84,7 +138,8 @@ std::vector<double> time_kernels(const std::vector<SpmvKernel<V, I, O>*>& kernel
   return best;
 }
 
-ProductTimer::ProductTimer(int slots) : stopped_(static_cast<std::size_t>(slots), false) {
+ProductTimer::ProductTimer(int slots, double gate_timeout_us)
+    : stopped_(static_cast<std::size_t>(slots), false), gate_timeout_us_(gate_timeout_us) {
   events_.reserve(2 * stopped_.size());
   try {
     for (std::size_t k = 0; k < 2 * stopped_.size(); ++k) {
@@ -99,18 +154,35 @@ ProductTimer::ProductTimer(int slots) : stopped_(static_cast<std::size_t>(slots)
 }
 
 ProductTimer::~ProductTimer() {
+  // A product that threw between start() and stop() left its gate closed: open it now rather
+  // than let the GPU wait out the timeout.
+  if (last_ticket_ != 0) open_gate(last_ticket_);
   for (void* e : events_) cudaEventDestroy(static_cast<cudaEvent_t>(e));
 }
 
+bool ProductTimer::gated() const { return host_gate() != nullptr; }
+
 void ProductTimer::start(int slot, void* stream) {
-  HOLA_CUDA_CHECK(
-      cudaEventRecord(static_cast<cudaEvent_t>(events_[2 * slot]), cuda::as_stream(stream)));
+  const cudaStream_t s = cuda::as_stream(stream);
+  if (HostGate* gate = host_gate()) {
+    const std::uint64_t ticket = gate->issued.fetch_add(1, std::memory_order_relaxed) + 1;
+    wait_for_ticket<<<1, 1, 0, s>>>(
+        reinterpret_cast<const volatile unsigned long long*>(gate->opened), ticket,
+        static_cast<unsigned long long>(gate_timeout_us_ * 1e3));
+    HOLA_CUDA_CHECK_LAUNCH("ProductTimer's gate");
+    last_ticket_ = ticket;
+  }
+  HOLA_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(events_[2 * slot]), s));
 }
 
 void ProductTimer::stop(int slot, void* stream) {
   HOLA_CUDA_CHECK(
       cudaEventRecord(static_cast<cudaEvent_t>(events_[2 * slot + 1]), cuda::as_stream(stream)));
   stopped_[static_cast<std::size_t>(slot)] = true;
+  if (last_ticket_ != 0) {
+    open_gate(last_ticket_);
+    last_ticket_ = 0;
+  }
 }
 
 void ProductTimer::wait() const {

@@ -76,13 +76,24 @@ std::vector<double> time_kernels(const std::vector<SpmvKernel<V, I, O>*>& kernel
 // CUDA events around a few of the caller's own products ("auto"'s check at the first products,
 // plugin/src/operator.cpp). Creating and recording events allocates no device memory and
 // synchronises nothing; wait() waits for those events alone. Destroyed with the timer.
+//
+// The events time the product on the GPU alone: start() queues, before the start event, a
+// one-thread kernel that waits until stop() has been called (a flag in mapped host memory,
+// at most gate_timeout_us, so a host that stalls cannot hold the GPU). Without it, a GPU with
+// nothing else queued reaches the start event at once and the slot also times the host's queueing
+// of the product, which for products of a few microseconds can decide the verdict and moves with
+// the host's load. The GPU waits only while the host queues the product, time it would otherwise
+// spend idle. Where mapped host memory is unavailable the timer runs ungated (gated() false).
 class ProductTimer {
  public:
-  explicit ProductTimer(int slots);  // throws status::cuda when the events cannot be made
+  static constexpr double kGateTimeoutUs = 1000;
+  // Throws status::cuda when the events cannot be made.
+  explicit ProductTimer(int slots, double gate_timeout_us = kGateTimeoutUs);
   ~ProductTimer();
   ProductTimer(const ProductTimer&) = delete;
   ProductTimer& operator=(const ProductTimer&) = delete;
   int slots() const { return static_cast<int>(stopped_.size()); }
+  bool gated() const;
   void start(int slot, void* stream);
   void stop(int slot, void* stream);
   // Waits until every slot's events have completed (cudaEventSynchronize on each stop event;
@@ -93,6 +104,8 @@ class ProductTimer {
  private:
   std::vector<void*> events_;  // cudaEvent_t: start and stop of each slot
   std::vector<bool> stopped_;
+  double gate_timeout_us_;
+  std::uint64_t last_ticket_ = 0;  // the gate this timer closed last (0: none)
 };
 
 // True when `stream` (nullptr: the legacy default stream) is capturing into a CUDA graph, or
