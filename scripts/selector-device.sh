@@ -23,9 +23,9 @@
 # trees into this checkout's plugin/src), rebuild, run the tests.
 # Environment: SELECTOR_TOTAL_S (wall-time target of the whole script, default 450; a cold build
 # takes about 120 s of it on the H100: under a per-command limit, build first with
-# scripts/device-check.sh build, which fills the same build-device), SELECTOR_ALLOW_PARTIAL (1: install
-# trees trained on a corpus the budget cut short; by default they are written to $OUT only and
-# the script exits 2),
+# scripts/device-check.sh build, which fills the same build-device), SELECTOR_ALLOW_PARTIAL
+# (1: install trees trained on a corpus the budget cut short; by default they are written to
+# $OUT only and the script exits 2),
 # SELECTOR_COUNT (corpus size, default 300), HOLA_MATRICES_DIR (default ./.carry/matrices, then
 # ../shared/matrices), HOLA_COMMIT (default: git rev-parse HEAD or ./.carry/commit),
 # BENCH_ARGS (extra hola-bench arguments).
