@@ -374,6 +374,7 @@ TEST(ProductTimerGpu, GateKeepsTheHostsQueueingOutOfTheSlot) {
   {
     gpu::ProductTimer timer(2, /*gate_timeout_us=*/1e6);
     ASSERT_TRUE(timer.gated()) << "mapped host memory is unavailable on this GPU";
+    const auto begin = std::chrono::steady_clock::now();
     timer.start(0, s);
     std::this_thread::sleep_for(3ms);
     ASSERT_EQ(cudaMemsetAsync(scratch, 0, 4096, s), cudaSuccess);
@@ -383,6 +384,9 @@ TEST(ProductTimerGpu, GateKeepsTheHostsQueueingOutOfTheSlot) {
     ASSERT_EQ(cudaMemsetAsync(scratch, 1, 4096, s), cudaSuccess);
     timer.stop(1, s);
     timer.wait();
+    // The gates opened at stop(), not at their 1 s timeout (which would also keep the slots
+    // short, so the wall time is what tells).
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count(), 0.5);
     EXPECT_LT(timer.elapsed_ms(0), 1.0);
     EXPECT_LT(timer.elapsed_ms(1), 1.0);
   }
