@@ -112,6 +112,9 @@ int main(int argc, char** argv) {
              stream);
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   out["setup_ms"] = ms_since(t0);
+  const hola::SetupTimes steps = spmv.last_setup_times();
+  out["setup_steps_ms"] = {
+      {"analyze", steps.analyze_ms}, {"choose", steps.choose_ms}, {"prepare", steps.prepare_ms}};
 
   std::vector<double> each;
   int check_products = 0;

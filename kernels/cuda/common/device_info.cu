@@ -14,13 +14,19 @@ const DeviceInfo& current_device_info() {
   if (static_cast<int>(cache.size()) <= dev) cache.resize(dev + 1);
   DeviceInfo& info = cache[dev];
   if (info.sm_count == 0) {
-    cudaDeviceProp p{};
-    HOLA_CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
+    // Four attribute queries, not cudaGetDeviceProperties, which fills every field of the
+    // properties and costs milliseconds the first time: this runs in an Operator's first setup.
+    int sms = 0, threads = 0, l2 = 0, shared_optin = 0;
+    HOLA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    HOLA_CUDA_CHECK(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+    HOLA_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    HOLA_CUDA_CHECK(
+        cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     info.device = dev;
-    info.sm_count = p.multiProcessorCount;
-    info.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
-    info.l2_bytes = static_cast<std::size_t>(p.l2CacheSize);
-    info.shared_per_block_optin = p.sharedMemPerBlockOptin;
+    info.sm_count = sms;
+    info.max_threads_per_sm = threads;
+    info.l2_bytes = static_cast<std::size_t>(l2);
+    info.shared_per_block_optin = static_cast<std::size_t>(shared_optin);
   }
   return info;
 }
