@@ -52,12 +52,14 @@ T* upload(const std::vector<T>& h) {
 
 int main(int argc, char** argv) {
   std::string spec = "poisson3d:n=100", kernel = "auto", op_name = "N";
-  bool check_on = true;
+  bool check_on = true, pre_steps = false;
   int products = 30;
   CLI::App app{"hola-first-call: the cost of the first products of a process, phase by phase"};
   app.add_option("-m,--matrix", spec, "generator spec (hola-bench --list-generators)");
   app.add_option("-k,--kernel", kernel, "kernel name (auto by default)");
   app.add_option("--check", check_on, "auto's check at the first products (1) or not (0)");
+  app.add_flag("--pre-steps", pre_steps,
+               "time Hola's first runtime call and the memory pool's first allocation apart");
   app.add_option("--op", op_name, "N or T")->check(CLI::IsMember({"N", "T"}));
   app.add_option("--products", products, "products timed one by one")->check(CLI::Range(1, 100000));
   CLI11_PARSE(app, argc, argv);
@@ -102,6 +104,27 @@ int main(int argc, char** argv) {
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   out["upload_ms"] = ms_since(t0);
+
+  // Optional steps before the setup, each timed on its own, to tell the setup's first-time
+  // costs apart: Hola's first call into the CUDA runtime, and the stream-ordered memory pool's
+  // first allocation (the validation takes its flags from it).
+  if (pre_steps) {
+    t0 = Clock::now();
+    (void)hola::gpu::gpu_available();
+    out["pre_gpu_available_ms"] = ms_since(t0);
+    t0 = Clock::now();
+    void* scratch = nullptr;
+    check(cudaMallocAsync(&scratch, 256, stream), "cudaMallocAsync");
+    check(cudaFreeAsync(scratch, stream), "cudaFreeAsync");
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    out["pre_pool_ms"] = ms_since(t0);
+    t0 = Clock::now();
+    check(cudaMallocAsync(&scratch, 256, stream), "cudaMallocAsync");
+    check(cudaFreeAsync(scratch, stream), "cudaFreeAsync");
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    out["pre_pool_again_ms"] = ms_since(t0);
+  }
+  out["pre_steps"] = pre_steps;
 
   hola::OperatorOptions options;
   options.kernel = kernel;
