@@ -82,17 +82,41 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
-// Setup-time scratch in stream order (cudaMallocAsync / cudaFreeAsync on `stream`): unlike
-// cudaFree, freeing it does not synchronise the whole device, so an analysis on the caller's
-// stream leaves other streams alone. Freed when it goes out of scope, after the work queued on
-// the stream (the caller synchronises before reading results anyway).
+// Blocks of at most kSmallScratchMax bytes from a process-wide cache of cudaMalloc'd blocks,
+// kept for the process. A block handed back records an event on its stream; the next taker
+// waits for that event on its own stream (cudaStreamWaitEvent), so reuse is stream-ordered and
+// nothing synchronises the host or the device. Why not the stream-ordered pool for these: the
+// pool's first allocation in a process maps its memory, 9-13 ms on an H200
+// (bench/results/2026-11-27-h200-session7/, run E), which an Operator's first setup (validation
+// flags, feature counters) paid whenever the host library had not used the pool.
+inline constexpr std::size_t kSmallScratchMax = 1 << 20;
+void* small_scratch_take(std::size_t bytes, cudaStream_t stream);
+void small_scratch_give_back(void* block, cudaStream_t stream) noexcept;
+
+// Setup-time scratch in stream order: small blocks from the cache above, larger ones from the
+// stream-ordered pool (cudaMallocAsync / cudaFreeAsync on `stream`). Unlike cudaFree, neither
+// synchronises the whole device, so an analysis on the caller's stream leaves other streams
+// alone. Given back when it goes out of scope, after the work queued on the stream (the caller
+// synchronises before reading results anyway).
 class StreamScratch {
  public:
   StreamScratch(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
-    if (bytes > 0) HOLA_CUDA_CHECK(cudaMallocAsync(&ptr_, bytes, stream));
+    if (bytes == 0) return;
+    // A capture records the pool's allocation as a graph node; the cache's events would not be.
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    HOLA_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+    small_ = bytes <= kSmallScratchMax && capture == cudaStreamCaptureStatusNone;
+    if (small_)
+      ptr_ = small_scratch_take(bytes, stream);
+    else
+      HOLA_CUDA_CHECK(cudaMallocAsync(&ptr_, bytes, stream));
   }
   ~StreamScratch() {
-    if (ptr_) cudaFreeAsync(ptr_, stream_);
+    if (!ptr_) return;
+    if (small_)
+      small_scratch_give_back(ptr_, stream_);
+    else
+      cudaFreeAsync(ptr_, stream_);
   }
   StreamScratch(const StreamScratch&) = delete;
   StreamScratch& operator=(const StreamScratch&) = delete;
@@ -104,6 +128,7 @@ class StreamScratch {
  private:
   void* ptr_ = nullptr;
   cudaStream_t stream_;
+  bool small_ = false;
 };
 
 // Properties of the current device, read once per process and device.

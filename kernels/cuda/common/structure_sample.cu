@@ -32,14 +32,13 @@ std::vector<std::int64_t> structure_sample_device(const O* row_ptr, const I* col
   const cudaStream_t s = cuda::as_stream(stream);
   std::vector<std::int64_t> host(2 * kStructureSamples, 0);
   const std::size_t bytes = host.size() * sizeof(std::int64_t);
-  std::int64_t* d = nullptr;
-  HOLA_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&d), bytes, s));
+  cuda::StreamScratch scratch(bytes, s);
+  auto* d = scratch.as<std::int64_t>();
   structure_sample_kernel<I, O><<<1, 2 * kStructureSamples, 0, s>>>(row_ptr, col_idx, rows, nnz, d);
   const cudaError_t launched = cudaPeekAtLastError();
   const cudaError_t copied = launched == cudaSuccess
                                  ? cudaMemcpyAsync(host.data(), d, bytes, cudaMemcpyDeviceToHost, s)
                                  : launched;
-  cudaFreeAsync(d, s);
   HOLA_CUDA_CHECK(copied);
   HOLA_CUDA_CHECK(cudaStreamSynchronize(s));
   return host;
