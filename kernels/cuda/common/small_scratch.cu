@@ -8,6 +8,7 @@ namespace hola::cuda {
 namespace {
 
 struct CachedBlock {
+  int device = 0;  // a block serves the device it was allocated on only
   void* ptr = nullptr;
   cudaEvent_t released = nullptr;  // recorded on the last user's stream when handed back
 };
@@ -30,12 +31,17 @@ SmallScratchCache& cache() {
 void* small_scratch_take(std::size_t bytes, cudaStream_t stream) {
   if (bytes > kSmallScratchMax) fail(status::internal, "small_scratch_take: block too large");
   SmallScratchCache& c = cache();
+  int device = 0;
+  HOLA_CUDA_CHECK(cudaGetDevice(&device));
   CachedBlock b;
   {
     std::lock_guard<std::mutex> lock(c.mutex);
-    if (!c.free_blocks.empty()) {
-      b = c.free_blocks.back();
+    for (std::size_t i = c.free_blocks.size(); i-- > 0;) {
+      if (c.free_blocks[i].device != device) continue;
+      b = c.free_blocks[i];
+      c.free_blocks[i] = c.free_blocks.back();
       c.free_blocks.pop_back();
+      break;
     }
   }
   if (b.ptr) {
@@ -48,6 +54,7 @@ void* small_scratch_take(std::size_t bytes, cudaStream_t stream) {
     }
   } else {
     // One size for every block, so that any cached block serves any request.
+    b.device = device;
     HOLA_CUDA_CHECK(cudaMalloc(&b.ptr, kSmallScratchMax));
     const cudaError_t e = cudaEventCreateWithFlags(&b.released, cudaEventDisableTiming);
     if (e != cudaSuccess) {
