@@ -284,6 +284,62 @@ void check_apply_capturable(KernelFactory<V, I, O> make,
   EXPECT_TRUE(matches_reference(Op::T, alpha, host, xt, beta_t, yt_in, dzt.download()));
 }
 
+// A kernel whose op N adds its carries in the last block to finish up to
+// KernelOptions::fused_fixup_max_tiles tiles (merge; hola's blocks), else in a kernel of its own:
+// on each matrix of `around` (both sides of the bound, long rows whose carries cross many
+// boundaries) the generic check, then one captured product y += 1.5 A x replayed with new x each
+// time (the finished-block counter must be back at 0 after every product), against the reference,
+// bitwise equal to the plain launch and to the separate fix-up kernel (fused_fixup_max_tiles = 0).
+template <class V, class I, class O>
+void check_fused_fixup(KernelFactory<V, I, O> make, const KernelOptions& options,
+                       const std::vector<NamedMatrix>& around) {
+  check_kernel_on_corpus<DeviceMemory, V, I, O>(around, make, options);
+  KernelOptions separate = options;
+  separate.fused_fixup_max_tiles = 0;
+  for (const NamedMatrix& m : around) {
+    SCOPED_TRACE(m.name);
+    KernelOnMatrix<DeviceMemory, V, I, O> k(m.A, make, options, nullptr);
+    const auto unfused = make(separate);
+    unfused->setup(k.M.view(), nullptr);
+    const std::int64_t n = k.host.rows, nx = k.host.cols;
+    DeviceMemory::Array<V> dx(static_cast<std::size_t>(nx)), dy(static_cast<std::size_t>(n));
+    TestStream stream(TestStream::non_blocking);
+    const cudaStream_t s = stream.get();
+    const std::vector<V> y0 = random_vector<V>(n, 7);
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+    k.kernel->apply(Op::N, V(1.5), dx.get(), V(1), dy.get(), dy.get(), s);
+    ASSERT_EQ(cudaStreamEndCapture(s, &graph), cudaSuccess);
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    const auto run_plain = [&](SpmvKernel<V, I, O>& kernel) {
+      dy.upload(y0);
+      kernel.apply(Op::N, V(1.5), dx.get(), V(1), dy.get(), dy.get(), s);
+      EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+      return dy.download();
+    };
+    for (int replay = 0; replay < 6; ++replay) {
+      const std::vector<V> x = random_vector<V>(nx, 100 + replay);
+      dx.upload(x);
+      dy.upload(y0);
+      ASSERT_EQ(cudaGraphLaunch(exec, s), cudaSuccess);
+      ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+      const std::vector<V> from_graph = dy.download();
+      EXPECT_TRUE(matches_reference(Op::N, V(1.5), k.host, x, V(1), y0, from_graph))
+          << "replay " << replay;
+      const std::vector<V> launched = run_plain(*k.kernel);
+      EXPECT_EQ(0, std::memcmp(from_graph.data(), launched.data(), sizeof(V) * from_graph.size()))
+          << "replay " << replay << ": the graph and a plain launch differ";
+      const std::vector<V> separate_fixup = run_plain(*unfused);
+      EXPECT_EQ(
+          0, std::memcmp(from_graph.data(), separate_fixup.data(), sizeof(V) * from_graph.size()))
+          << "replay " << replay << ": the fused and the separate fix-up differ";
+    }
+    EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+    EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  }
+}
+
 // Every (threads, nonzeros per thread) pair, in each mode of `deterministic_modes`: at the pair's
 // own block boundaries (threads x per_thread nonzeros) and on `corpus`.
 template <class V, class I, class O>

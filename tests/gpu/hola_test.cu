@@ -155,6 +155,23 @@ TYPED_TEST(HolaTest, BlockBoundaries) {
   check_both_modes<V, I, O>(boundary_corpus(default_nnz_per_block<V>()));
 }
 
+// On the carry path, products of at most as many blocks as a block has threads add the carries
+// in their last block (one launch), larger ones in fixup_kernel: both sides of the bound (128
+// threads x 4: 512 nonzeros a block, bound 128 blocks), a row over 100 blocks (its carries summed
+// by one thread of the last block), blocks in COO mode; by default and in deterministic mode.
+TYPED_TEST(HolaTest, FusedFixupAroundItsBound) {
+  HOLA_TYPES;
+  std::vector<NamedMatrix> around;
+  around.push_back({"128 blocks", gen::random_rect(8192, 8192, 8, 81)});
+  around.push_back({"129 blocks", gen::random_rect(8256, 8256, 8, 82)});
+  around.push_back({"one row over 100 blocks", gen::one_full_row(40, 51200, 20, 83)});
+  around.push_back({"blocks of 5000 rows", gen::random_with_nnz(50000, 50000, 5000, 84)});
+  for (bool deterministic : {false, true}) {
+    SCOPED_TRACE(deterministic ? "deterministic" : "default");
+    check_fused_fixup<V, I, O>(make<V, I, O>, kernel_config(128, 4, deterministic), around);
+  }
+}
+
 template <class V, class I, class O>
 void check_real_corpus() {
   if (matrices_dir().empty()) GTEST_SKIP() << "real matrices not found (HOLA_MATRICES_DIR)";
@@ -291,8 +308,9 @@ TYPED_TEST(HolaTest, WorkspaceIsSmall) {
       workspace_after_setup<V, I, O>(A64, make<V, I, O>, deterministic_options());
   // One row start per block (+ 1).
   EXPECT_EQ(atomic, static_cast<std::size_t>((blocks + 1) * sizeof(O)));
-  // Plus one carry per block.
-  EXPECT_EQ(deterministic, static_cast<std::size_t>((blocks + 1) * sizeof(O) + blocks * sizeof(V)));
+  // Plus one carry per block and the fused fix-up's counter of finished blocks.
+  EXPECT_EQ(deterministic, static_cast<std::size_t>((blocks + 1) * sizeof(O) + blocks * sizeof(V) +
+                                                    sizeof(unsigned)));
   // The default holds the carries below the size limit only.
   EXPECT_EQ((workspace_after_setup<V, I, O>(A64, make<V, I, O>, KernelOptions{})), deterministic);
   KernelOptions small_limit;

@@ -78,63 +78,14 @@ TYPED_TEST(MergeTest, RowsSpanningManyTiles) {
 }
 
 // Up to THREADS tiles the last block adds the carries (no second launch), above a kernel of its
-// own: both sides of the bound, with long rows whose carries cross chunks, every op and alpha /
-// beta case; then one captured product replayed with new x each time (the block counter must be
-// back at 0 after every product) and y += A x in place, against the reference, bitwise equal to the
-// plain launches and to the separate fix-up kernel (fused_fixup_max_tiles = 0).
+// own: both sides of the bound, with long rows whose carries cross chunks (check_fused_fixup).
 TYPED_TEST(MergeTest, FusedFixupAroundItsBound) {
   HOLA_TYPES;
-  const KernelOptions small_tiles = kernel_config(64, 5);  // 320 items: 32 rows of 9 a tile
-  std::vector<NamedMatrix> around;
+  std::vector<NamedMatrix> around;  // tiles of 320 items (64 x 5): 32 rows of 9 a tile
   around.push_back({"64 tiles", gen::random_rect(2048, 2048, 9, 71)});
   around.push_back({"65 tiles", gen::random_rect(2060, 2060, 9, 72)});
   around.push_back({"one row over 45 tiles (two chunks)", gen::one_full_row(50, 15000, 25, 73)});
-  check_kernel_on_corpus<DeviceMemory, V, I, O>(around, make<V, I, O>, small_tiles);
-  for (const NamedMatrix& m : around) {
-    SCOPED_TRACE(m.name);
-    KernelOnMatrix<DeviceMemory, V, I, O> k(m.A, make<V, I, O>, small_tiles, nullptr);
-    KernelOptions separate = small_tiles;
-    separate.fused_fixup_max_tiles = 0;
-    const auto unfused = make<V, I, O>(separate);
-    unfused->setup(k.M.view(), nullptr);
-    const std::int64_t n = k.host.rows, nx = k.host.cols;
-    DeviceMemory::Array<V> dx(static_cast<std::size_t>(nx)), dy(static_cast<std::size_t>(n));
-    cudaStream_t s = nullptr;
-    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
-    const std::vector<V> y0 = random_vector<V>(n, 7);
-    cudaGraph_t graph = nullptr;
-    ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), cudaSuccess);
-    k.kernel->apply(Op::N, V(1.5), dx.get(), V(1), dy.get(), dy.get(), s);  // y += 1.5 A x
-    ASSERT_EQ(cudaStreamEndCapture(s, &graph), cudaSuccess);
-    cudaGraphExec_t exec = nullptr;
-    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
-    for (int replay = 0; replay < 6; ++replay) {
-      const std::vector<V> x = random_vector<V>(nx, 100 + replay);
-      dx.upload(x);
-      dy.upload(y0);
-      ASSERT_EQ(cudaGraphLaunch(exec, s), cudaSuccess);
-      ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
-      const std::vector<V> from_graph = dy.download();
-      EXPECT_TRUE(matches_reference(Op::N, V(1.5), k.host, x, V(1), y0, from_graph))
-          << "replay " << replay;
-      dy.upload(y0);
-      k.kernel->apply(Op::N, V(1.5), dx.get(), V(1), dy.get(), dy.get(), s);
-      ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
-      const std::vector<V> launched = dy.download();
-      EXPECT_EQ(0, std::memcmp(from_graph.data(), launched.data(), sizeof(V) * from_graph.size()))
-          << "replay " << replay << ": the graph and a plain launch differ";
-      dy.upload(y0);
-      unfused->apply(Op::N, V(1.5), dx.get(), V(1), dy.get(), dy.get(), s);
-      ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
-      const std::vector<V> separate_fixup = dy.download();
-      EXPECT_EQ(
-          0, std::memcmp(from_graph.data(), separate_fixup.data(), sizeof(V) * from_graph.size()))
-          << "replay " << replay << ": the fused and the separate fix-up differ";
-    }
-    EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
-    EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
-    EXPECT_EQ(cudaStreamDestroy(s), cudaSuccess);
-  }
+  check_fused_fixup<V, I, O>(make<V, I, O>, kernel_config(64, 5), around);
 }
 
 // Every compiled (threads, items) pair (kThreadChoices x kItemChoices in

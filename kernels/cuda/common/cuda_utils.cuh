@@ -90,8 +90,13 @@ class DeviceBuffer {
 // (bench/results/2026-11-27-h200-session7/, run E), which an Operator's first setup (validation
 // flags, feature counters) paid whenever the host library had not used the pool.
 inline constexpr std::size_t kSmallScratchMax = 1 << 20;
-void* small_scratch_take(std::size_t bytes, cudaStream_t stream);
-void small_scratch_give_back(void* block, cudaStream_t stream) noexcept;
+struct SmallScratchBlock {
+  int device = 0;  // a block serves the device it was allocated on only
+  void* ptr = nullptr;
+  cudaEvent_t released = nullptr;  // recorded on the last user's stream when handed back
+};
+SmallScratchBlock small_scratch_take(std::size_t bytes, cudaStream_t stream);
+void small_scratch_give_back(const SmallScratchBlock& block, cudaStream_t stream) noexcept;
 
 // Setup-time scratch in stream order: small blocks from the cache above, larger ones from the
 // stream-ordered pool (cudaMallocAsync / cudaFreeAsync on `stream`). Unlike cudaFree, neither
@@ -106,15 +111,17 @@ class StreamScratch {
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     HOLA_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
     small_ = bytes <= kSmallScratchMax && capture == cudaStreamCaptureStatusNone;
-    if (small_)
-      ptr_ = small_scratch_take(bytes, stream);
-    else
+    if (small_) {
+      block_ = small_scratch_take(bytes, stream);
+      ptr_ = block_.ptr;
+    } else {
       HOLA_CUDA_CHECK(cudaMallocAsync(&ptr_, bytes, stream));
+    }
   }
   ~StreamScratch() {
     if (!ptr_) return;
     if (small_)
-      small_scratch_give_back(ptr_, stream_);
+      small_scratch_give_back(block_, stream_);
     else
       cudaFreeAsync(ptr_, stream_);
   }
@@ -129,6 +136,7 @@ class StreamScratch {
   void* ptr_ = nullptr;
   cudaStream_t stream_;
   bool small_ = false;
+  SmallScratchBlock block_;  // small_: the cached block
 };
 
 // Properties of the current device, read once per process and device.

@@ -46,9 +46,11 @@
 //  (alpha * partial + beta * y_in) by the block where it starts; every later block it reaches
 //  leaves its partial sum in a carry buffer (one value per block: only a block's first row can
 //  have started in an earlier block), and fixup_kernel (one thread per crossing row) adds
-//  alpha * (those partials, in block order) afterwards. Transpose has no deterministic variant
-//  (supports(T) is false in deterministic mode): it would need a column-sorted copy of the
-//  structure (>= 8 bytes per nonzero), against the ~0.01 bytes per nonzero this kernel holds.
+//  alpha * (those partials, in block order) afterwards; in products of few blocks the last block
+//  of spmv_n_kernel to finish does that work itself (fused_fixup: one launch). Transpose has no
+//  deterministic variant (supports(T) is false in deterministic mode): it would need a
+//  column-sorted copy of the structure (>= 8 bytes per nonzero), against the ~0.01 bytes per
+//  nonzero this kernel holds.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -99,6 +101,7 @@ struct SpmvArgs {
   const V* y_in;  // unread when beta == 0
   V* y_out;
   V* carry;  // deterministic mode: per block, the partial sum of its first row if it crosses in
+  unsigned* blocks_done;  // carry path, fused fix-up: blocks finished in the running product
   V alpha;
   V beta;
   std::int64_t nnz;
@@ -469,22 +472,59 @@ __global__ void prepare_crossing_rows_kernel(const O* __restrict__ starts, std::
   y_out[row] = beta != V(0) ? beta * y_in[row] : V(0);
 }
 
-// Deterministic N: the block where a crossing row starts wrote alpha * partial + beta * y_in;
-// the partials of the following blocks are added here, in block order.
+// Deterministic N, boundary k (1 <= k < B): if the row at boundary k starts before it (and k is
+// the first boundary it crosses), the block where it starts wrote alpha * partial + beta * y_in;
+// the partials of the following blocks are added here, in block order. FRESH: the carries and y
+// were written by other blocks of the running launch (the fused fix-up) and are read past L1,
+// which does not see other SMs' writes.
+template <class V, class O, bool FRESH>
+__device__ __forceinline__ void fixup_boundary(const O* __restrict__ starts,
+                                               std::int64_t num_blocks, const V* carry, V alpha,
+                                               V* y_out, std::int64_t k) {
+  std::int64_t row;
+  if (!first_crossing(starts, k, &row)) return;
+  const auto carry_of = [&](std::int64_t j) { return FRESH ? __ldcg(carry + j) : carry[j]; };
+  V sum = carry_of(k);
+  for (std::int64_t j = k + 1; j < num_blocks; ++j) {
+    const O s = starts[j];
+    if (!(start_crosses(s) && start_row(s) == row)) break;  // the row ended in block j - 1
+    sum += carry_of(j);
+  }
+  const V before = FRESH ? __ldcg(y_out + row) : y_out[row];
+  y_out[row] = before + alpha * sum;
+}
+
+// The fix-up as a kernel of its own (products of more blocks than fused_fixup_max_tiles).
 template <class V, class O>
 __global__ void fixup_kernel(const O* __restrict__ starts, std::int64_t num_blocks,
                              const V* __restrict__ carry, V alpha, V* y_out) {
   const std::int64_t k = 1 + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k >= num_blocks) return;
-  std::int64_t row;
-  if (!first_crossing(starts, k, &row)) return;
-  V sum = carry[k];
-  for (std::int64_t j = k + 1; j < num_blocks; ++j) {
-    const O s = starts[j];
-    if (!(start_crosses(s) && start_row(s) == row)) break;  // the row ended in block j - 1
-    sum += carry[j];
+  fixup_boundary<V, O, false>(starts, num_blocks, carry, alpha, y_out, k);
+}
+
+// The fused fix-up, at the end of every block of spmv_n_kernel (block-uniform): each block makes
+// its rows and carry visible, then counts itself on blocks_done (0 between products); the last
+// one does fixup_kernel's work (the same additions in the same order: bitwise the same result)
+// and puts the counter back to 0 for the next product (no memset: a captured graph replays as it
+// is). The barrier orders the block's writes before thread 0's fence, which orders them before
+// the count; the last block's fence orders the count before its reads.
+template <class V, class O, int kThreads>
+__device__ __forceinline__ void fused_fixup(const O* __restrict__ starts, std::int64_t num_blocks,
+                                            const V* carry, V alpha, V* y_out,
+                                            unsigned* blocks_done) {
+  __shared__ bool s_last;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    s_last = atomicAdd(blocks_done, 1u) == gridDim.x - 1;
+    if (s_last) __threadfence();
   }
-  y_out[row] += alpha * sum;
+  __syncthreads();
+  if (!s_last) return;
+  for (std::int64_t k = 1 + threadIdx.x; k < num_blocks; k += kThreads)
+    fixup_boundary<V, O, true>(starts, num_blocks, carry, alpha, y_out, k);
+  if (threadIdx.x == 0) *blocks_done = 0;
 }
 
 // y_out = beta * y_in (0 when beta == 0, y_in unread).
@@ -565,6 +605,16 @@ __global__ void __launch_bounds__(kThreads) spmv_n_kernel(const SpmvArgs<V, I, O
       atomicAdd(args.y_out + g.row0 + g.nrows - 1, args.alpha * sum);
   };
 
+  // The carry path's fix-up in this launch (small products): at each exit below, all
+  // block-uniform.
+  auto finish = [&]() {
+    if constexpr (kDeterministic) {
+      if (args.blocks_done)
+        fused_fixup<V, O, kThreads>(args.row_starts, args.num_blocks, args.carry, args.alpha,
+                                    args.y_out, args.blocks_done);
+    }
+  };
+
   // Local row assignment (not needed when the block lies inside one row).
   const bool single_row = g.nrows == 1;
   const bool coo_mode = g.nrows > static_cast<unsigned>(kNpb);
@@ -614,6 +664,7 @@ __global__ void __launch_bounds__(kThreads) spmv_n_kernel(const SpmvArgs<V, I, O
       else
         write_row(g.row0, total);
     }
+    finish();
     return;
   }
 
@@ -652,6 +703,7 @@ __global__ void __launch_bounds__(kThreads) spmv_n_kernel(const SpmvArgs<V, I, O
           write_row(g.row0 + r, prod[i]);
       }
     }
+    finish();
     return;
   }
 
@@ -712,6 +764,7 @@ __global__ void __launch_bounds__(kThreads) spmv_n_kernel(const SpmvArgs<V, I, O
   }
   if (tid == 0 && g.cross_in) emit_first_row(row_sums[0]);
   if (tid == kThreads - 1 && g.cross_out) emit_last_row(row_sums[g.nrows - 1]);
+  finish();
 }
 
 // Transpose variants: how a block's (column, product) pairs reach y.

@@ -107,11 +107,13 @@ template <class V, class I, class O>
 class HolaKernel final : public SpmvKernel<V, I, O> {
  public:
   HolaKernel(HolaConfig config, bool is_default, bool deterministic, int transpose_variant,
-             std::int64_t carry_path_max_nnz)
+             std::int64_t carry_path_max_nnz, std::int64_t fused_fixup_max_blocks)
       : config_(config),
         is_default_(is_default),
         deterministic_(deterministic),
         carry_path_max_nnz_(carry_path_max_nnz < 0 ? kCarryPathMaxNnz : carry_path_max_nnz),
+        fused_fixup_max_blocks_(fused_fixup_max_blocks < 0 ? config.threads
+                                                           : fused_fixup_max_blocks),
         t_variant_(transpose_variant) {}
 
   // "hola" for the default configuration, "hola:<threads>x<nnz_per_thread>" otherwise.
@@ -145,8 +147,12 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
     sm_count_ = cuda::current_device_info().sm_count;
     if (num_blocks_ > 0) {
       row_starts_.resize(static_cast<std::size_t>(num_blocks_ + 1) * sizeof(O));
-      if (carry_n_) carry_.resize(static_cast<std::size_t>(num_blocks_) * sizeof(V));
       const cudaStream_t s = cuda::as_stream(stream);
+      if (carry_n_) {
+        carry_.resize(static_cast<std::size_t>(num_blocks_) * sizeof(V));
+        blocks_done_.resize(sizeof(unsigned));
+        HOLA_CUDA_CHECK(cudaMemsetAsync(blocks_done_.as<unsigned>(), 0, sizeof(unsigned), s));
+      }
       row_starts_kernel<O><<<cuda::div_up(A.rows, 256), 256, 0, s>>>(
           A.row_ptr, A.rows, npb, num_blocks_, row_starts_.as<O>());
       HOLA_CUDA_CHECK_LAUNCH("hola row starts");
@@ -176,8 +182,11 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
 
   void set_values(const V* values) override { A_.values = values; }
 
-  // Row starts ((blocks + 1) x sizeof(O)) and, on the carry path, one carry per block.
-  std::size_t workspace_bytes() const override { return row_starts_.bytes() + carry_.bytes(); }
+  // Row starts ((blocks + 1) x sizeof(O)) and, on the carry path, one carry per block and the
+  // fused fix-up's counter.
+  std::size_t workspace_bytes() const override {
+    return row_starts_.bytes() + carry_.bytes() + blocks_done_.bytes();
+  }
 
   void apply(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out, void* stream) override {
     if (!ready_) fail(status::invalid_argument, "hola: apply() before setup()");
@@ -199,6 +208,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
     args.y_in = y_in;
     args.y_out = y_out;
     args.carry = carry_n_ ? carry_.as<V>() : nullptr;
+    args.blocks_done = nullptr;  // launch_n sets it for the fused fix-up
     args.alpha = alpha;
     args.beta = beta;
     args.nnz = A_.nnz;
@@ -225,16 +235,22 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
     HOLA_CUDA_CHECK_LAUNCH("hola scale");
   }
 
-  void launch_n(const SpmvArgs<V, I, O>& args, cudaStream_t s) const {
+  // Carry path: up to fused_fixup_max_blocks_ blocks (by default as many as a block has threads:
+  // one boundary per thread of the last block) that block adds the carries, else fixup_kernel.
+  void launch_n(const SpmvArgs<V, I, O>& args_in, cudaStream_t s) const {
+    const bool fused = carry_n_ && num_blocks_ > 1 && num_blocks_ <= fused_fixup_max_blocks_;
+    SpmvArgs<V, I, O> args = args_in;
+    if (fused) args.blocks_done = blocks_done_.as<unsigned>();
     const unsigned boundary_grid =
-        num_blocks_ > 1 ? cuda::div_up(static_cast<std::size_t>(num_blocks_ - 1), 256) : 0;
+        num_blocks_ > 1 && !fused ? cuda::div_up(static_cast<std::size_t>(num_blocks_ - 1), 256)
+                                  : 0;
     with_config(config_, [&](auto threads, auto npt) {
       constexpr int kT = decltype(threads)::value, kN = decltype(npt)::value;
       const std::size_t bytes = n_kernel_shared_bytes<V, kT, kN>();
       const unsigned grid = static_cast<unsigned>(num_blocks_);
       if (carry_n_) {
         spmv_n_kernel<V, I, O, kT, kN, true><<<grid, kT, bytes, s>>>(args);
-        HOLA_CUDA_CHECK_LAUNCH("hola spmv (deterministic)");
+        HOLA_CUDA_CHECK_LAUNCH("hola spmv (carry path)");
         if (boundary_grid > 0) {
           fixup_kernel<V, O><<<boundary_grid, 256, 0, s>>>(args.row_starts, num_blocks_, args.carry,
                                                            args.alpha, args.y_out);
@@ -273,6 +289,8 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
   // always in deterministic mode, else on matrices of at most carry_path_max_nnz_ nonzeros
   // (default kCarryPathMaxNnz, where it was also the faster path).
   std::int64_t carry_path_max_nnz_;
+  // Carry path: products of at most this many blocks add the carries in their last block.
+  std::int64_t fused_fixup_max_blocks_;
   bool carry_n_ = false;
   int t_variant_;  // TransposeVariant
   bool ready_ = false;
@@ -281,6 +299,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
   int sm_count_ = 1;
   cuda::DeviceBuffer row_starts_;
   cuda::DeviceBuffer carry_;
+  cuda::DeviceBuffer blocks_done_;  // one unsigned, 0 between products (fused fix-up)
 };
 
 }  // namespace hola::gpu::hola_detail
@@ -311,9 +330,9 @@ SpmvKernelPtr<V, I, O> make_hola(const KernelOptions& options) {
   const bool is_default = config.threads == def.threads &&
                           config.nnz_per_thread == def.nnz_per_thread &&
                           (variant == -1 || variant == kDefaultTransposeVariant);
-  return std::make_unique<HolaKernel<V, I, O>>(config, is_default, options.deterministic,
-                                               variant == -1 ? kDefaultTransposeVariant : variant,
-                                               options.carry_path_max_nnz);
+  return std::make_unique<HolaKernel<V, I, O>>(
+      config, is_default, options.deterministic, variant == -1 ? kDefaultTransposeVariant : variant,
+      options.carry_path_max_nnz, options.fused_fixup_max_tiles);
 }
 
 }  // namespace hola::gpu

@@ -35,9 +35,10 @@ struct KernelOptions {
   // launch over a column index built at setup (no atomics, no zeroing pass) instead of the
   // zeroing pass and the atomic scatter. -1: the kernels' default (2^18); 0: never.
   std::int64_t gather_transpose_max_nnz = -1;
-  // merge op N: products of at most this many tiles add the tiles' carries in the last block to
-  // finish (one launch) instead of a second kernel. -1: the kernel's default (its threads per
-  // block: one 32-tile chunk per warp of that block); 0: never.
+  // merge op N, and hola op N on the carry path: products of at most this many tiles (hola: blocks)
+  // add the carries in the last block to finish (one launch) instead of a second kernel. -1: the
+  // kernel's default (its threads per block: merge, one 32-tile chunk per warp of that block;
+  // hola, one block boundary per thread); 0: never.
   std::int64_t fused_fixup_max_tiles = -1;
 };
 

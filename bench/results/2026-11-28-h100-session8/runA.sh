@@ -1,0 +1,29 @@
+# Run A: hola's fused fix-up (op N on the carry path in one launch up to 256 blocks). Builds and
+# runs hola_test's and merge_test's affected tests (the fused fix-up on both sides of its bound,
+# graph replays, workspace, reproducibility, capture, streams, block boundaries), then hola-bench
+# on 15 small matrices (run D of ../2026-11-27-h100-session5/) and 4 larger ones: cuSPARSE, hola
+# (fused up to 256 blocks), hola:fuse=0 (always the separate fix-up kernel), hola:fuse=100000
+# (always fused), auto; double and float, op N; GPU-alone (blocked) timing, then plain, each with
+# graph mode.
+R=$OUT/A; mkdir -p $R; nvidia-smi -L > $R/gpu.txt
+T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
+C=$(cat .carry/commit); G="$(nvidia-smi -L | head -1)"; B=build-device
+T="hola_test merge_test hola-bench"
+{ cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DHOLA_WITH_PETSC=OFF \
+    -DHOLA_WITH_TPETRA=OFF -DHOLA_WITH_HYPRE=OFF && cmake --build $B -j 16 --target $T; } > $R/build.log 2>&1
+echo "build rc=$? at $(el) s"; tail -2 $R/build.log
+F='*FusedFixup*:*Workspace*:*Deterministic*:*Capturable*:*NonDefaultStream*:*BlockBoundaries*:*SpecialPaths*'
+for t in hola_test merge_test; do
+  f=$(find $B/tests -name $t -type f | head -1)
+  (echo "# commit $C, $G, command: $f --gtest_filter=$F"; HOLA_MATRICES_DIR=$PWD/.carry/matrices timeout 200 $f --gtest_filter="$F"; echo "rc=$?") > $R/A-$t.log 2>&1
+  echo "$t at $(el) s: $(grep -E '^rc=|^\[  PASSED|FAILED  \]' $R/A-$t.log | tr '\n' ' ')"
+done
+M="-m poisson2d:n=64 -m poisson2d:n=180 -m poisson3d:n=24 -m poisson3d:n=30 -m stencil27:n=16 -m elasticity:n=8 -m banded:rows=20000,per_row=10,sigma=50 -m banded:rows=5000,per_row=22,sigma=1000 -m random:rows=8192,per_row=16 -m rmat:scale=14,ef=8 -m powerlaw:rows=10000,mean=8 -m circuit:rows=30000,mean=4,long_rows=8,long_len=2000 -m poisson2d:n=128,perm=1 -m poisson2d:n=250 -m random:rows=40000,per_row=10"
+L="-m poisson3d:n=40 -m rmat:scale=16,ef=8 -m random:rows=100000,per_row=10 -m powerlaw:rows=100000,mean=8"
+for mode in blocked plain; do
+  X=""; [ $mode = blocked ] && X="--block-us 50"
+  cmd="$B/solvers_demo/hola-bench --commit $C --graph --graph-products 20 --reps 30 $X -k cusparse -k hola -k hola:fuse=0 -k hola:fuse=100000 -k auto -p double -p float --op N --no-progress $M $L --json $R/A-fuse-$mode.json"
+  (echo "# commit $C, $G, command: $cmd"; timeout 150 $cmd; echo "rc=$?") > $R/A-fuse-$mode.txt 2>&1
+  echo "$mode at $(el) s: $(tail -1 $R/A-fuse-$mode.txt)"
+done
+(cd $OUT && tar czf A.tgz A)
