@@ -285,11 +285,12 @@ void check_apply_capturable(KernelFactory<V, I, O> make,
 }
 
 // A kernel whose op N adds its carries in the last block to finish up to
-// KernelOptions::fused_fixup_max_tiles tiles (merge; hola's blocks), else in a kernel of its own:
-// on each matrix of `around` (both sides of the bound, long rows whose carries cross many
-// boundaries) the generic check, then one captured product y += 1.5 A x replayed with new x each
-// time (the finished-block counter must be back at 0 after every product), against the reference,
-// bitwise equal to the plain launch and to the separate fix-up kernel (fused_fixup_max_tiles = 0).
+// KernelOptions::fused_fixup_max_tiles tiles (merge; hola's blocks), else in a kernel of its own,
+// as it also does in a product being captured: on each matrix of `around` (both sides of the
+// bound, long rows whose carries cross many boundaries) the generic check, then one captured
+// product y += 1.5 A x replayed with new x each time, against the reference, bitwise equal to a
+// plain launch after each replay (the finished-block counter must be back at 0 after every
+// product) and to the separate fix-up kernel (fused_fixup_max_tiles = 0).
 template <class V, class I, class O>
 void check_fused_fixup(KernelFactory<V, I, O> make, const KernelOptions& options,
                        const std::vector<NamedMatrix>& around) {

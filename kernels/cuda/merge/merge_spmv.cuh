@@ -543,7 +543,10 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
     // H100 (run D of bench/results/2026-11-27-h100-session5/) this saved about 10 % of a product of
     // up to 128 tiles launched alone and cost 0-4 % replayed in a CUDA graph, where launches are
     // cheap; at 200-500 tiles its serial tail lost up to 17 % alone and 42 % in a graph.
-    const bool fused = num_tiles_ > 1 && num_tiles_ <= fused_fixup_max_tiles_;
+    // A product being captured into a CUDA graph takes the two kernels (fused: 1.02x the time in
+    // a graph): run A of bench/results/2026-11-28-h100-session8/ measured the same for hola.
+    const bool fused =
+        num_tiles_ > 1 && num_tiles_ <= fused_fixup_max_tiles_ && !stream_capturing(s);
     launch_.spmv<<<static_cast<unsigned>(num_tiles_), launch_.threads, 0, s>>>(
         A_.rows, A_.row_ptr, A_.col_idx, A_.values, x, alpha, beta, y_in, y_out,
         coords_.as<PathCoord>(), carry_.as<V>(), fused ? tiles_done_.as<unsigned>() : nullptr);
