@@ -1,5 +1,5 @@
 # Run F: compute-sanitizer (memcheck, then synccheck) on hola's and merge's fused fix-up tests,
-# double with 32-bit indices, within what the session's device time left.
+# the first type of each suite (float, 32-bit indices and offsets), within what the session's device time left.
 R=$OUT/F; mkdir -p $R
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
 C=$(cat .carry/commit); G="$(nvidia-smi -L | head -1)"; B=build-device
