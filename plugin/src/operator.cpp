@@ -305,7 +305,11 @@ struct Operator<V, I, O>::Impl {
     c.timer->wait();
     std::vector<double> ms(static_cast<std::size_t>(ProductCheck::slots(n)));
     for (std::size_t s = 0; s < ms.size(); ++s) ms[s] = c.timer->elapsed_ms(static_cast<int>(s));
-    const int won = ProductCheck::winner(ms, n, options.auto_check_margin);
+    std::vector<double> margins(static_cast<std::size_t>(n), options.auto_check_margin);
+    for (int k = 1; k < n; ++k)
+      if (c.runs[static_cast<std::size_t>(k)]->name() == options.auto_vendor_kernel)
+        margins[static_cast<std::size_t>(k)] = options.auto_check_vendor_margin;
+    const int won = ProductCheck::winner(ms, margins);
     std::ostringstream report;
     report.precision(4);
     report << on << "checked at its first products (best of " << ProductCheck::kTimedRounds
@@ -344,10 +348,12 @@ Operator<V, I, O>::Operator(OperatorOptions options) : impl_(std::make_unique<Im
   if (options.auto_vendor_kernel != "cusparse" && options.auto_vendor_kernel != "cusparse-alg2")
     fail(status::invalid_argument, "auto_vendor_kernel must be cusparse or cusparse-alg2, not '" +
                                        options.auto_vendor_kernel + "'");
-  if (!(options.auto_check_margin > 0) ||
-      options.auto_check_margin == std::numeric_limits<double>::infinity())
-    fail(status::invalid_argument, "auto_check_margin must be a finite number above 0, not " +
-                                       std::to_string(options.auto_check_margin));
+  for (const auto& [name, margin] :
+       {std::pair{"auto_check_margin", options.auto_check_margin},
+        {"auto_check_vendor_margin", options.auto_check_vendor_margin}})
+    if (!(margin > 0) || margin == std::numeric_limits<double>::infinity())
+      fail(status::invalid_argument,
+           std::string(name) + " must be a finite number above 0, not " + std::to_string(margin));
   options.kernel_options.deterministic = options.deterministic;
   impl_->options = std::move(options);
 }

@@ -39,21 +39,29 @@ class ProductCheck {
     return best;
   }
 
-  // The winner: of the challengers whose best product, times `margin`, beats the pick's best, the
-  // fastest; else the pick (0). A switch must be worth more than the timing noise (margin 1.03
-  // by default), so near-ties keep the pick; a margin below 1 lets slower challengers in (tests).
-  static int winner(const std::vector<double>& slot_ms, int candidates, double margin) {
+  // The winner: of the challengers whose best product, times its margin, beats the pick's best,
+  // the fastest; else the pick (0). `margins[c]` is challenger c's (margins[0] unused). A switch
+  // to another Hola kernel must be worth more than the timing noise (1.03 by default), so that
+  // near-ties keep the pick; cuSPARSE, the reference the user compares with, needs less (1.01 by
+  // default), so that auto does not stay on a pick a few per cent slower than it. A margin below
+  // 1 lets slower challengers in (tests).
+  static int winner(const std::vector<double>& slot_ms, const std::vector<double>& margins) {
+    const int candidates = static_cast<int>(margins.size());
     const double pick = best_ms(slot_ms, 0, candidates);
     int won = 0;
     double fastest = std::numeric_limits<double>::infinity();
     for (int c = 1; c < candidates; ++c) {
       const double t = best_ms(slot_ms, c, candidates);
-      if (t * margin < pick && t < fastest) {
+      if (t * margins[static_cast<std::size_t>(c)] < pick && t < fastest) {
         won = c;
         fastest = t;
       }
     }
     return won;
+  }
+  // Every challenger with the same margin.
+  static int winner(const std::vector<double>& slot_ms, int candidates, double margin) {
+    return winner(slot_ms, std::vector<double>(static_cast<std::size_t>(candidates), margin));
   }
 };
 

@@ -279,6 +279,11 @@ namespace {
 // than densify for a whole op.
 constexpr int kCalibrationRounds = 4;
 constexpr double kCalibrationScreen = 4;
+// Only calls shorter than this get the rounds: a call of 0.1 ms or more is long next to the
+// events' and the clocks' jitter (a few microseconds), and repeating the long calls was most of
+// the calibration's time (up to 290 ms a matrix on an H100; bench/selector/calibration_cost.py
+// estimated 0.68 of it left without their rounds, session 7).
+constexpr double kCalibrationRepeatBelowMs = 0.1;
 
 void calibration_check(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return;
@@ -461,13 +466,13 @@ void calibrate_on_device(spmspv::gpu::Spmspv<V, I, O>& engine, std::int64_t rows
           return static_cast<double>(ms);
         };
         // A first timed call per candidate screens it: kept alone when kCalibrationScreen times
-        // the fastest so far. The rest are timed in rounds, each once per round, so that a drift
-        // during the probe (clocks, the host) reaches every candidate alike; their time is the
-        // median of all their calls.
+        // the fastest so far, or when kCalibrationRepeatBelowMs or longer. The rest are timed in
+        // rounds, each once per round, so that a drift during the probe (clocks, the host)
+        // reaches every candidate alike; their time is the median of all their calls.
         double fastest =
             densify_ms[o] >= 0 ? densify_ms[o] : std::numeric_limits<double>::infinity();
         std::vector<double> times[5];
-        std::vector<sg::Kernel> timed;
+        std::vector<sg::Kernel> timed, repeated;
         for (sg::Kernel k : order) {
           const int ki = static_cast<int>(k);
           if (!usable[ki] || (ki < densify && stopped[ki])) continue;
@@ -479,6 +484,7 @@ void calibrate_on_device(spmspv::gpu::Spmspv<V, I, O>& engine, std::int64_t rows
             if (!(t > kCalibrationScreen * fastest)) {
               times[ki].push_back(t);
               timed.push_back(k);
+              if (t < kCalibrationRepeatBelowMs) repeated.push_back(k);
             }
           } catch (const error& e) {
             if (e.code() != status::unsupported) throw;
@@ -489,8 +495,8 @@ void calibrate_on_device(spmspv::gpu::Spmspv<V, I, O>& engine, std::int64_t rows
         // other in turn (a call right after one that swept the matrix through L2 finds less of
         // its data there).
         for (int round = 0; round < kCalibrationRounds; ++round) {
-          std::shuffle(timed.begin(), timed.end(), order_rng);
-          for (sg::Kernel k : timed) times[static_cast<int>(k)].push_back(timed_run(k));
+          std::shuffle(repeated.begin(), repeated.end(), order_rng);
+          for (sg::Kernel k : repeated) times[static_cast<int>(k)].push_back(timed_run(k));
         }
         for (sg::Kernel k : timed) {
           std::vector<double>& v = times[static_cast<int>(k)];

@@ -1,7 +1,8 @@
 // auto's check at the first products (OperatorOptions::auto_check): the tree's pick, the leaf's
 // runner-up and cuSPARSE take turns over the first products of each op, and the fastest stays.
-// The verdict is forced through auto_check_margin (tiny: the fastest challenger wins; huge: the
-// pick stays), so that both outcomes are tested whatever the GPU's timings.
+// The verdict is forced through the margins, auto_check_margin and auto_check_vendor_margin (tiny:
+// the fastest challenger wins; huge: the pick stays), so that both outcomes are tested whatever
+// the GPU's timings.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -48,6 +49,7 @@ std::vector<NamedMatrix> check_corpus() {
 OperatorOptions with_margin(double margin) {
   OperatorOptions o;
   o.auto_check_margin = margin;
+  o.auto_check_vendor_margin = margin;
   return o;
 }
 
@@ -142,6 +144,46 @@ TEST(AutoCheckGpu, FasterChallengerTakesOver) {
 TEST(AutoCheckGpu, PickStaysWhenNotBeaten) {
   check_verdict<double, std::int32_t>(kPickAlwaysStays, false);
   check_verdict<float, std::int64_t>(kPickAlwaysStays, false);
+}
+
+// Each challenger is judged by its own margin: with the runner-up's huge and cuSPARSE's tiny,
+// the verdict is cuSPARSE; the other way round, never cuSPARSE (the runner-up if the leaf has
+// one, else the pick).
+template <class V, class I>
+void check_vendor_margin() {
+  int checked = 0;
+  for (const NamedMatrix& m : check_corpus()) {
+    for (bool vendor_wins : {true, false}) {
+      PlacedMatrix<DeviceMemory, V, I, I> M(m.A);
+      OperatorOptions o;
+      o.auto_check_margin = vendor_wins ? kPickAlwaysStays : kChallengerAlwaysWins;
+      o.auto_check_vendor_margin = vendor_wins ? kChallengerAlwaysWins : kPickAlwaysStays;
+      Operator<V, I, I> op(o);
+      op.setup(M.view(), 1);
+      const std::string pick[2] = {op.kernel_name(Op::N), op.kernel_name(Op::T)};
+      const bool pending[2] = {op.auto_check_pending(Op::N), op.auto_check_pending(Op::T)};
+      SCOPED_TRACE(m.name + ", picks " + pick[0] + " / " + pick[1] +
+                   (vendor_wins ? ", cuSPARSE's margin tiny" : ", the runner-up's margin tiny"));
+      products_until_checked(op, M.host.view());
+      for (int k = 0; k < 2; ++k) {
+        const Op on = k == 0 ? Op::N : Op::T;
+        if (!pending[k] || pick[k] == "cusparse") continue;
+        ++checked;
+        const std::string verdict = verdict_of(op.selection_reason(), on);
+        EXPECT_EQ(op.kernel_name(on), verdict) << op.selection_reason();
+        if (vendor_wins)
+          EXPECT_EQ(verdict, "cusparse") << op.selection_reason();
+        else
+          EXPECT_NE(verdict, "cusparse") << op.selection_reason();
+      }
+    }
+  }
+  EXPECT_GT(checked, 0) << "nothing was checked";
+}
+
+TEST(AutoCheckGpu, EachChallengerHasItsOwnMargin) {
+  check_vendor_margin<double, std::int32_t>();
+  check_vendor_margin<float, std::int64_t>();
 }
 
 // A duplicate takes over the verdict: the winner from its first product, checked against

@@ -199,6 +199,7 @@ TEST_F(Fixture, SwitchingTheCheckRedoesTheAnalysis) {
   Op64 op;
   EXPECT_TRUE(op.options().auto_check);  // on by default: it costs a few products
   EXPECT_DOUBLE_EQ(op.options().auto_check_margin, 1.03);
+  EXPECT_DOUBLE_EQ(op.options().auto_check_vendor_margin, 1.01);
   op.setup(A.view(), 1);
   // Host matrices have no cuSPARSE to be checked against.
   for (hola::Op o : {hola::Op::N, hola::Op::T}) EXPECT_FALSE(op.auto_check_pending(o));
@@ -208,20 +209,23 @@ TEST_F(Fixture, SwitchingTheCheckRedoesTheAnalysis) {
 }
 
 TEST(OperatorOptionsTest, CheckMarginMustBeFiniteAndPositive) {
-  for (double bad : {0.0, -1.0, std::numeric_limits<double>::quiet_NaN(),
-                     std::numeric_limits<double>::infinity()}) {
-    hola::OperatorOptions o;
-    o.auto_check_margin = bad;
-    try {
-      Op64 op(o);
-      ADD_FAILURE() << "margin " << bad << " accepted";
-    } catch (const hola::error& e) {
-      EXPECT_EQ(e.code(), hola::status::invalid_argument) << bad;
-      EXPECT_NE(std::string(e.what()).find("auto_check_margin"), std::string::npos) << e.what();
+  for (bool vendor : {false, true})
+    for (double bad : {0.0, -1.0, std::numeric_limits<double>::quiet_NaN(),
+                       std::numeric_limits<double>::infinity()}) {
+      hola::OperatorOptions o;
+      (vendor ? o.auto_check_vendor_margin : o.auto_check_margin) = bad;
+      const std::string name = vendor ? "auto_check_vendor_margin " : "auto_check_margin ";
+      try {
+        Op64 op(o);
+        ADD_FAILURE() << name << bad << " accepted";
+      } catch (const hola::error& e) {
+        EXPECT_EQ(e.code(), hola::status::invalid_argument) << bad;
+        EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+      }
     }
-  }
   hola::OperatorOptions fine;
   fine.auto_check_margin = 1e-9;
+  fine.auto_check_vendor_margin = 1e9;
   EXPECT_NO_THROW(Op64{fine});
 }
 

@@ -64,4 +64,18 @@ TEST(ProductCheck, FastestChallengerBeyondTheMarginWins) {
   EXPECT_EQ(ProductCheck::winner(one, 3, 1.03), 2);
 }
 
+TEST(ProductCheck, EachChallengerHasItsOwnMargin) {
+  // pick, runner-up, cuSPARSE: both challengers 2 % faster than the pick's 0.50.
+  const std::vector<double> both = {0.50, 0.49, 0.49, 0.52, 0.495, 0.495, 0.51, 0.50, 0.50};
+  EXPECT_EQ(ProductCheck::winner(both, {1, 1.03, 1.01}), 2);  // cuSPARSE's margin is smaller
+  EXPECT_EQ(ProductCheck::winner(both, {1, 1.01, 1.03}), 1);
+  EXPECT_EQ(ProductCheck::winner(both, {1, 1.03, 1.03}), 0);
+  // Both beyond their margins: the faster wins, whatever its margin.
+  const std::vector<double> apart = {0.50, 0.40, 0.45, 0.52, 0.41, 0.46, 0.51, 0.42, 0.47};
+  EXPECT_EQ(ProductCheck::winner(apart, {1, 1.03, 1.01}), 1);
+  // The uniform form is the per-challenger one with equal margins.
+  for (double m : {0.5, 1.0, 1.01, 1.03, 1.2})
+    EXPECT_EQ(ProductCheck::winner(both, 3, m), ProductCheck::winner(both, {1, m, m})) << m;
+}
+
 }  // namespace

@@ -240,10 +240,9 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
   // On an H100 (bench/results/2026-11-28-h100-session8/, run A) fusing made products of 10-256
   // blocks 1.12x as fast launched alone and 0.98x replayed in a CUDA graph, where a launch costs
   // little and the last block's wait shows: a product being captured takes the two kernels.
-  void launch_n(const SpmvArgs<V, I, O>& args_in, cudaStream_t s) const {
+  void launch_n(SpmvArgs<V, I, O> args, cudaStream_t s) const {
     const bool fused = carry_n_ && num_blocks_ > 1 && num_blocks_ <= fused_fixup_max_blocks_ &&
                        !stream_capturing(s);
-    SpmvArgs<V, I, O> args = args_in;
     if (fused) args.blocks_done = blocks_done_.as<unsigned>();
     const unsigned boundary_grid =
         num_blocks_ > 1 && !fused ? cuda::div_up(static_cast<std::size_t>(num_blocks_ - 1), 256)
