@@ -605,6 +605,86 @@ TYPED_TEST(SpmspvOperatorGpu, EveryCandidateMatchesReference) {
   EXPECT_GT(checked, 2000);
 }
 
+// Densify into a sparse y flags output i when a stored entry of row i of op(A) meets x: a thread
+// reads a row's first 32 entries, its warp the rest (presence_pull_kernel). Row r of A holds
+// columns 0 .. len[r] - 1, lengths around those bounds, two long rows, and rows enough that
+// several warps hold long rows at once; x is one entry at columns around the bounds and past
+// every row. Op N reads the rows of A, op T those of A^T, so the transposed matrix puts the long
+// rows under op T too. Every present output, and only those, must come out (masked or not).
+TYPED_TEST(SpmspvOperatorGpu, DensifyPresenceOfLongRows) {
+  HOLA_TYPES;
+  const std::vector<std::int64_t> lens = {0,  1,  31, 32,   33,    63, 64, 65,
+                                          70, 96, 97, 5000, 40000, 2,  65, 40000};
+  const std::int64_t cols = 40001;
+  gen::Csr64 a;
+  a.cols = cols;
+  for (int copy = 0; copy < 5; ++copy)  // 80 rows: three warps and a part
+    for (std::int64_t len : lens) {
+      for (std::int64_t c = 0; c < len; ++c) {
+        a.col_idx.push_back(c);
+        a.values.push_back(1.0 + static_cast<double>(c % 7));
+      }
+      a.row_ptr.push_back(static_cast<std::int64_t>(a.col_idx.size()));
+      ++a.rows;
+    }
+  TestStream stream(TestStream::non_blocking);
+  std::int64_t checked = 0;
+  for (int transposed = 0; transposed < 2; ++transposed) {
+    gen::Csr64 m64 = a;
+    if (transposed) {
+      ColumnView<double, std::int64_t, std::int64_t> t;
+      t.build(a.view());
+      m64.rows = a.cols;
+      m64.cols = a.rows;
+      m64.row_ptr = t.col_ptr;
+      m64.col_idx = t.row_idx;
+      m64.values = t.values;
+    }
+    DeviceCsr<V, I, O> dm(m64.template convert<V, I, O>());
+    SpmspvOperator<V, I, O> op;
+    op.setup(dm.A, 0, stream.get());
+    op.set_kernel("densify");
+    for (Op o : {Op::N, Op::T}) {
+      const std::int64_t n_in = o == Op::N ? dm.A.cols : dm.A.rows;
+      const std::int64_t n_out = o == Op::N ? dm.A.rows : dm.A.cols;
+      DeviceMask mask(n_out);
+      for (std::int64_t at : {0, 30, 31, 32, 33, 62, 63, 64, 65, 69, 95, 96, 4999, 39999, 40000}) {
+        if (at >= n_in) continue;
+        const std::vector<I> hidx = {static_cast<I>(at)};
+        const std::vector<V> hval = {V(2)};
+        DM::Array<I> didx(1);
+        DM::Array<V> dval(1);
+        didx.upload(hidx);
+        dval.upload(hval);
+        SparseVectorView<V, I> hx;
+        hx.size = n_in;
+        hx.nnz = 1;
+        hx.format = VectorFormat::sorted;
+        hx.indices = hidx.data();
+        hx.values = hval.data();
+        SparseVectorView<V, I> dx = hx;
+        dx.memory = Memory::device;
+        dx.indices = didx.get();
+        dx.values = dval.get();
+        for (int mk = 0; mk < 3; ++mk)
+          for (int form : {1, 2}) {
+            DeviceOutput<V, I> dy(n_out, form);
+            op.apply(o, Semiring::plus_times, dx, dy.y, mask.get(mk, false), stream.get());
+            EXPECT_STREQ(op.last_kernel(), "densify");
+            const auto p = host_problem(dm.host, o, Semiring::plus_times, hx, mask.get(mk, true));
+            const std::string diff = compare_with_reference(p, dy.host());
+            EXPECT_TRUE(diff.empty())
+                << (transposed ? "A^T" : "A") << " op " << op_name(o) << " x at " << at << " mask "
+                << mk << " form " << form << ":\n"
+                << diff;
+            ++checked;
+          }
+      }
+    }
+  }
+  EXPECT_GT(checked, 100);
+}
+
 // SpmspvOptions::deterministic: matrix_direct and vector_balanced (sorted write-back) are the
 // only candidates, both summing each output's products in increasing input index, so y is the
 // same whichever runs: auto and both forced give bitwise equal dense y's (plus_times), right

@@ -511,18 +511,48 @@ __global__ void mask_dense_kernel(std::int64_t n, MaskDev mask, V* y) {
 }
 
 // Densify, sparse y: output i is present when a stored entry of its row (of A for op N, of A^T
-// for op T) has its column in x. One thread per row, stopping at the first hit.
+// for op T) has its column in x. One thread per row for its first kPresenceOwnEntries entries,
+// stopping at the first hit; a row longer than that without a hit there is finished by its whole
+// warp, one such row after the other, 32 entries a step (one thread walking a row of 10^5
+// entries held the grid up for that long).
+constexpr int kPresenceOwnEntries = 32;
 template <class I, class O>
 __global__ void presence_pull_kernel(std::int64_t rows, const O* row_ptr, const I* col_idx,
                                      const std::uint32_t* xbits, MaskDev mask, int* flag) {
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < rows;
-       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    if (!mask.allowed(i)) continue;
-    for (O k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
-      if (test_bit(xbits, static_cast<std::int64_t>(col_idx[k]))) {
+  constexpr unsigned kAll = 0xffffffffu;
+  const int lane = static_cast<int>(threadIdx.x & 31u);
+  // The warp's first row: the loop's bounds are the same for its 32 lanes (the shuffles and
+  // votes below need them all).
+  for (std::int64_t first = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x - lane;
+       first < rows; first += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t i = first + lane;
+    O next = 0, end = 0;  // the entries of row i still to read
+    if (i < rows && mask.allowed(i)) {
+      O k = row_ptr[i];
+      end = row_ptr[i + 1];
+      const O own_end = end - k > kPresenceOwnEntries ? k + kPresenceOwnEntries : end;
+      for (; k < own_end; ++k)
+        if (test_bit(xbits, static_cast<std::int64_t>(col_idx[k]))) break;
+      if (k < own_end) {
         flag[i] = 1;
-        break;
+        end = 0;
       }
+      next = k;
+    }
+    for (unsigned todo = __ballot_sync(kAll, next < end); todo; todo &= todo - 1) {
+      const int owner = __ffs(todo) - 1;
+      // 64-bit steps: with 32-bit offsets near 2^31, from + 32 would overflow O.
+      const auto from = static_cast<std::int64_t>(__shfl_sync(kAll, next, owner));
+      const auto to = static_cast<std::int64_t>(__shfl_sync(kAll, end, owner));
+      for (std::int64_t base = from; base < to; base += 32) {
+        const std::int64_t k = base + lane;
+        const bool hit = k < to && test_bit(xbits, static_cast<std::int64_t>(col_idx[k]));
+        if (__any_sync(kAll, hit)) {
+          if (lane == 0) flag[first + owner] = 1;
+          break;
+        }
+      }
+    }
   }
 }
 
