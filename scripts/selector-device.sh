@@ -11,7 +11,7 @@
 #    included) against cuSPARSE on the held-out matrices (bench/selector/validate.py adds the
 #    measured numbers to the evaluation),
 # 6. plots the corpus run (bench/plot.py).
-# Results go to $OUT (default ./device-out/selector) laid out as in the repository, 7 files:
+# Results go to $OUT (default ./device-out/selector) laid out as in the repository, 8 files:
 #   bench/selector/data/<date>-<gpu>.json.gz      hola-bench results with features
 #   bench/selector/data/<date>-<gpu>-{speedup,floor}.png
 #   bench/results/selector-<date>.json            evaluation (held-out metrics, per matrix,
@@ -19,6 +19,7 @@
 #   bench/results/selector-<date>-auto.json.gz    the hola-bench run of auto on the held-out set
 #   plugin/src/selector_tree_generated.cpp, plugin/src/selector_tree_cases.hpp
 #   selector-device.log
+#   selector-results.tgz                          all of the above in one archive
 # Copy them over the repository (cp -r "$OUT"/bench "$OUT"/plugin .; step 5 already put the
 # trees into this checkout's plugin/src), rebuild, run the tests.
 # Environment: SELECTOR_TOTAL_S (wall-time target of the whole script, default 450; a cold build
@@ -126,4 +127,7 @@ fi
 python3 bench/plot.py "$data" >> "$LOG" 2>&1 || log "plot.py failed"
 gzip -9f "$data"
 log "done: $(cd "$OUT" && find . -type f | sort | tr '\n' ' ')"
+# The same files in one archive: the device tool brings back only shallow folders of $OUT
+# (session 9's run C lost its trees and data that way).
+(cd "$OUT" && tar czf selector-results.tgz bench plugin selector-device.log)
 exit "$train_rc"

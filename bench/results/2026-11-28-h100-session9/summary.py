@@ -4,12 +4,16 @@ against cuSPARSE on the committed trees' held-out matrices (run B, timed on the 
 run B of ../2026-11-28-h100-session8/ (b28e808: the check's one margin, 1.03), with session 5's
 summary code. (2) The SpMSpV sweeps (run B) beside run Q of ../2026-11-27-h100-spmspv-rounds/
 (e1f4046, every surviving candidate repeated): the selection's share of the per-call best, calls
-slower than densify, and the operator's setup time (calibration included) per matrix.
+slower than densify, and the operator's setup time (calibration included) per matrix. (3) Densify
+into a sparse y with the warp finishing long rows in the presence pass (runs D and E) against run
+B: per matrix and op, densify's sparse-y time over its dense-y time in each run, and its sparse-y
+time after / before (geometric means over the unmasked densities).
 Usage: cd bench/results/2026-11-28-h100-session9 && python3 summary.py > summary.txt
 """
 import gzip
 import importlib.util
 import json
+import math
 import os
 import statistics
 
@@ -85,6 +89,8 @@ def main():
     ):
         before = sweep(f"{what}, run Q (every surviving candidate repeated)", q, qname)
         after = sweep(f"{what}, run B (only calls under 0.1 ms repeated)", HERE, bname)
+        later = "D-spmspv-real.json.gz" if what == "corpus set" else "E-spmspv-bench.json.gz"
+        sweep(f"{what}, run {later[0]} (B's calibration, the presence pass by warp)", HERE, later)
         print(f"   setup per matrix and precision, ms: Q -> B (B / Q)")
         for key in sorted(after, key=lambda k: -before.get(k, 0)):
             if key in before:
@@ -100,6 +106,49 @@ def main():
             f"({sum(after[k] for k in common) / sum(before[k] for k in common):.2f})"
         )
         print()
+    presence("B-spmspv-real.json.gz", "D-spmspv-real.json.gz")
+    presence("B-spmspv-bench.json.gz", "E-spmspv-bench.json.gz")
+
+
+def densify_times(d):
+    """{(matrix, op, precision, density): {output: densify ms}} of the unmasked cases."""
+    out = {}
+    for c in d["cases"]:
+        if c.get("mask_allowed") is not None:
+            continue
+        key = (os.path.basename(c["matrix"]), c["op"], c["precision"], c["density_requested"])
+        out.setdefault(key, {})[c["output"]] = c["times_ms"]["densify"]
+    return out
+
+
+def gmean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def presence(before_name, after_name):
+    before, after = load(HERE, before_name), load(HERE, after_name)
+    print(
+        f"== densify into a sparse y: {before_name} (commit {before['commit'][:7]}) -> "
+        f"{after_name} (commit {after['commit'][:7]}), {after['gpu']}"
+    )
+    print(f"   after: {after['command']}")
+    tb, ta = densify_times(before), densify_times(after)
+    per = {}
+    for key, b in tb.items():
+        a = ta.get(key)
+        if not a or not all(f in x for x in (a, b) for f in ("sparse", "dense")):
+            continue
+        r = per.setdefault(key[:2], ([], [], []))
+        r[0].append(b["sparse"] / b["dense"])
+        r[1].append(a["sparse"] / a["dense"])
+        r[2].append(a["sparse"] / b["sparse"])
+    print(f"   {'matrix':28s} op  sparse/dense before -> after   sparse after/before (min, max)")
+    for (m, op), (rb, ra, ab) in sorted(per.items()):
+        print(
+            f"   {m:28s} {op}   {gmean(rb):6.2f} -> {gmean(ra):5.2f}        {gmean(ab):5.2f} "
+            f"({min(ab):.2f}, {max(ab):.2f})"
+        )
+    print()
 
 
 if __name__ == "__main__":
