@@ -777,11 +777,13 @@ KernelSpec parse_kernel_spec(const std::string& spec) {
       k.options.gather_transpose_max_nnz = value;
     else if (key == "fuse")
       k.options.fused_fixup_max_tiles = value;
+    else if (key == "pf")
+      k.options.l2_prefetch_tiles = value;
     else if (key == "check" && k.name == "auto")
       k.auto_check = value != 0;
     else
       fail(status::invalid_argument,
-           "unknown kernel option '" + key + "' (tpb, npt, det, tvar, carry, gather, fuse)");
+           "unknown kernel option '" + key + "' (tpb, npt, det, tvar, carry, gather, fuse, pf)");
     pos = comma + 1;
   }
   return k;

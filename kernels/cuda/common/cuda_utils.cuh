@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -168,6 +169,20 @@ __device__ __forceinline__ std::int64_t row_of_slot(const O* row_ptr, std::int64
       hi = mid;
   }
   return lo;
+}
+
+// Asks the L2 for the 128-byte lines that hold [first, last), one line per thread of a block of
+// `threads` (a hint: nothing waits for it). Every line holds an element of the range, so no page
+// outside the array is touched.
+template <class T>
+__device__ __forceinline__ void prefetch_l2_lines(const T* first, const T* last, int threads) {
+  constexpr std::uintptr_t kLine = 128;
+  const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(last);
+  const std::uintptr_t step = static_cast<std::uintptr_t>(threads) * kLine;
+  for (std::uintptr_t line = (reinterpret_cast<std::uintptr_t>(first) & ~(kLine - 1)) +
+                             threadIdx.x * kLine;
+       line < end; line += step)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(line));
 }
 
 }  // namespace hola::cuda

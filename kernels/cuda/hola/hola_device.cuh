@@ -106,7 +106,8 @@ struct SpmvArgs {
   V beta;
   std::int64_t nnz;
   std::int64_t num_blocks;
-  bool vector_loads;  // values and col_idx 16-byte aligned
+  bool vector_loads;   // values and col_idx 16-byte aligned
+  int prefetch_ahead;  // > 0: the L2 is asked for the block this many blocks ahead
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -354,6 +355,19 @@ __device__ __forceinline__ BlockGeometry block_geometry(const O* __restrict__ st
   return g;
 }
 
+// The block `args.prefetch_ahead` blocks ahead of this one, asked of the L2 (see
+// KernelOptions::l2_prefetch_tiles).
+template <int kThreads, int kNpb, class V, class I, class O>
+__device__ __forceinline__ void prefetch_block_ahead(const SpmvArgs<V, I, O>& args) {
+  if (args.prefetch_ahead <= 0) return;
+  const std::int64_t ahead = static_cast<std::int64_t>(blockIdx.x) + args.prefetch_ahead;
+  if (ahead >= args.num_blocks) return;
+  const std::int64_t first = ahead * kNpb;
+  const std::int64_t last = first + kNpb < args.nnz ? first + kNpb : args.nnz;
+  cuda::prefetch_l2_lines(args.col_idx + first, args.col_idx + last, kThreads);
+  cuda::prefetch_l2_lines(args.values + first, args.values + last, kThreads);
+}
+
 // Row-relative offset clamped to the block: [0, block_nnz].
 __device__ __forceinline__ int clamp_to_block(std::int64_t offset, int block_nnz) {
   return offset < 0 ? 0 : (offset > block_nnz ? block_nnz : static_cast<int>(offset));
@@ -585,6 +599,7 @@ __global__ void __launch_bounds__(kThreads) spmv_n_kernel(const SpmvArgs<V, I, O
     vtile.issue(args.values + g.nz0 + warp_first, lane);
     ctile.issue(args.col_idx + g.nz0 + warp_first, lane);
   }
+  prefetch_block_ahead<kThreads, kNpb>(args);
 
   auto write_row = [&](std::int64_t row, V sum) {
     args.y_out[row] = scaled(args.alpha, sum, args.beta, args.y_in, row);
@@ -828,6 +843,7 @@ __global__ void __launch_bounds__(kThreads) spmv_t_kernel(const SpmvArgs<V, I, O
     vtile.issue(args.values + g.nz0 + warp_first, lane);
     ctile.issue(args.col_idx + g.nz0 + warp_first, lane);
   }
+  prefetch_block_ahead<kThreads, kNpb>(args);
   const bool single_row = g.nrows == 1;
   const O* const block_row_ptr = args.row_ptr + g.row0;
   if (!single_row) {

@@ -101,20 +101,25 @@ void with_transpose_variant(int variant, F&& f) {
 // 1.8 M nonzeros, and 0.73-1.02x from 6.9 M nonzeros up, where the atomic path stays.
 constexpr std::int64_t kCarryPathMaxNnz = std::int64_t(1) << 21;
 
+// KernelOptions::l2_prefetch_tiles by default: off until measured.
+constexpr int kDefaultPrefetchBlocks = 0;
+
 inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 template <class V, class I, class O>
 class HolaKernel final : public SpmvKernel<V, I, O> {
  public:
   HolaKernel(HolaConfig config, bool is_default, bool deterministic, int transpose_variant,
-             std::int64_t carry_path_max_nnz, std::int64_t fused_fixup_max_blocks)
+             std::int64_t carry_path_max_nnz, std::int64_t fused_fixup_max_blocks,
+             int prefetch_ahead)
       : config_(config),
         is_default_(is_default),
         deterministic_(deterministic),
         carry_path_max_nnz_(carry_path_max_nnz < 0 ? kCarryPathMaxNnz : carry_path_max_nnz),
         fused_fixup_max_blocks_(fused_fixup_max_blocks < 0 ? config.threads
                                                            : fused_fixup_max_blocks),
-        t_variant_(transpose_variant) {}
+        t_variant_(transpose_variant),
+        prefetch_ahead_(prefetch_ahead < 0 ? kDefaultPrefetchBlocks : prefetch_ahead) {}
 
   // "hola" for the default configuration, "hola:<threads>x<nnz_per_thread>" otherwise.
   std::string name() const override {
@@ -214,6 +219,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
     args.nnz = A_.nnz;
     args.num_blocks = num_blocks_;
     args.vector_loads = aligned16(A_.values) && aligned16(A_.col_idx);
+    args.prefetch_ahead = prefetch_ahead_;
     if (op == Op::N)
       launch_n(args, s);
     else
@@ -296,6 +302,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
   std::int64_t fused_fixup_max_blocks_;
   bool carry_n_ = false;
   int t_variant_;  // TransposeVariant
+  int prefetch_ahead_;
   bool ready_ = false;
   CsrView<V, I, O> A_{};
   std::int64_t num_blocks_ = 0;
@@ -335,7 +342,7 @@ SpmvKernelPtr<V, I, O> make_hola(const KernelOptions& options) {
                           (variant == -1 || variant == kDefaultTransposeVariant);
   return std::make_unique<HolaKernel<V, I, O>>(
       config, is_default, options.deterministic, variant == -1 ? kDefaultTransposeVariant : variant,
-      options.carry_path_max_nnz, options.fused_fixup_max_tiles);
+      options.carry_path_max_nnz, options.fused_fixup_max_tiles, options.l2_prefetch_tiles);
 }
 
 }  // namespace hola::gpu

@@ -40,6 +40,10 @@ struct KernelOptions {
   // kernel's default (its threads per block: merge, one 32-tile chunk per warp of that block;
   // hola, one block boundary per thread); 0: never.
   std::int64_t fused_fixup_max_tiles = -1;
+  // merge op N, hola N and T: each block asks the L2 for the column indices and values of the
+  // tile (block) this many ahead of its own, so that DRAM is read ahead of the blocks that will
+  // need them. -1: the kernel's default; 0: never.
+  int l2_prefetch_tiles = -1;
 };
 
 template <class V, class I, class O>
