@@ -467,6 +467,8 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
         }
         if (auto* a = dynamic_cast<AutoKernel<V, I, O>*>(kernel.get()))
           row.note += (row.note.empty() ? "" : "; ") + std::string("chose ") + a->chosen(op);
+        if (const std::string t = kernel->tuning(op); !t.empty())
+          row.note += (row.note.empty() ? "" : "; ") + t;
         // auto's check ended in the warm-up above, so the graph holds its final kernel.
         if (s.graph && !on_host && capped) {
           row.graph_tried = true;

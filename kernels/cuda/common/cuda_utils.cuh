@@ -179,8 +179,8 @@ __device__ __forceinline__ void prefetch_l2_lines(const T* first, const T* last,
   constexpr std::uintptr_t kLine = 128;
   const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(last);
   const std::uintptr_t step = static_cast<std::uintptr_t>(threads) * kLine;
-  for (std::uintptr_t line = (reinterpret_cast<std::uintptr_t>(first) & ~(kLine - 1)) +
-                             threadIdx.x * kLine;
+  for (std::uintptr_t line =
+           (reinterpret_cast<std::uintptr_t>(first) & ~(kLine - 1)) + threadIdx.x * kLine;
        line < end; line += step)
     asm volatile("prefetch.global.L2 [%0];" ::"l"(line));
 }

@@ -56,6 +56,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/warp/warp_reduce.cuh>
@@ -463,6 +464,48 @@ __global__ void row_starts_kernel(const O* __restrict__ row_ptr, std::int64_t ro
     starts[k] = encode_start<O>(row, a < k * nnz_per_block);
 }
 
+// Setup, for the L2 prefetch (KernelOptions::l2_prefetch_tiles): the distinct 32-byte sectors of
+// x that a window of kSectorSampleThreads * kSectorSampleItems consecutive nonzeros reads, added
+// over `windows` windows spread evenly over [0, nnz) (needs nnz >= the window) into *distinct.
+// About one sector a nonzero means x is gathered from the L2 sector by sector (random columns,
+// wide bands): there the kernel is bound by the L2, and prefetch requests only add to its load.
+constexpr int kSectorSampleThreads = 256;
+constexpr int kSectorSampleItems = 4;
+constexpr int kSectorSampleWindows = 64;
+template <class V, class I>
+__global__ void __launch_bounds__(kSectorSampleThreads)
+    x_sector_sample_kernel(const I* __restrict__ col_idx, std::int64_t nnz, int windows,
+                           unsigned long long* distinct) {
+  constexpr int kWindow = kSectorSampleThreads * kSectorSampleItems;
+  using Sort = cub::BlockRadixSort<unsigned long long, kSectorSampleThreads, kSectorSampleItems>;
+  using Reduce = cub::BlockReduce<int, kSectorSampleThreads>;
+  __shared__ union {
+    typename Sort::TempStorage sort;
+    typename Reduce::TempStorage reduce;
+  } storage;
+  __shared__ unsigned long long last_key[kSectorSampleThreads];
+  const std::int64_t span = nnz - kWindow;
+  const std::int64_t first = windows > 1 ? (span / (windows - 1)) * blockIdx.x +
+                                               (span % (windows - 1)) * blockIdx.x / (windows - 1)
+                                         : 0;
+  unsigned long long key[kSectorSampleItems];
+#pragma unroll
+  for (int i = 0; i < kSectorSampleItems; ++i) {
+    const auto col = static_cast<unsigned long long>(
+        col_idx[first + static_cast<std::int64_t>(threadIdx.x) * kSectorSampleItems + i]);
+    key[i] = col * sizeof(V) / 32u;
+  }
+  Sort(storage.sort).Sort(key);  // blocked: thread t holds ranks 4t .. 4t + 3
+  last_key[threadIdx.x] = key[kSectorSampleItems - 1];
+  __syncthreads();
+  int count = threadIdx.x == 0 || key[0] != last_key[threadIdx.x - 1] ? 1 : 0;
+#pragma unroll
+  for (int i = 1; i < kSectorSampleItems; ++i) count += key[i] != key[i - 1] ? 1 : 0;
+  __syncthreads();  // the sort's storage is reused by the reduction
+  const int total = Reduce(storage.reduce).Sum(count);
+  if (threadIdx.x == 0) atomicAdd(distinct, static_cast<unsigned long long>(total));
+}
+
 // True when boundary k (1 <= k < B) is the first block boundary its row crosses: that row's
 // fix-up (or preparation) belongs to boundary k's thread.
 template <class O>
@@ -843,7 +886,6 @@ __global__ void __launch_bounds__(kThreads) spmv_t_kernel(const SpmvArgs<V, I, O
     vtile.issue(args.values + g.nz0 + warp_first, lane);
     ctile.issue(args.col_idx + g.nz0 + warp_first, lane);
   }
-  prefetch_block_ahead<kThreads, kNpb>(args);
   const bool single_row = g.nrows == 1;
   const O* const block_row_ptr = args.row_ptr + g.row0;
   if (!single_row) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
@@ -101,8 +102,12 @@ void with_transpose_variant(int variant, F&& f) {
 // 1.8 M nonzeros, and 0.73-1.02x from 6.9 M nonzeros up, where the atomic path stays.
 constexpr std::int64_t kCarryPathMaxNnz = std::int64_t(1) << 21;
 
-// KernelOptions::l2_prefetch_tiles by default: off until measured.
-constexpr int kDefaultPrefetchBlocks = 0;
+// Op N's L2 prefetch by default (KernelOptions::l2_prefetch_tiles = -1): in double precision,
+// on matrices whose sampled windows read at most kPrefetchMaxSectorsPerNnz sectors of x a
+// nonzero, each block asks the L2 for the block one wave ahead (the blocks resident on the whole
+// GPU at once). Float products are bound by instructions, op T by the L2's atomics: neither
+// gains (bench/results/2026-11-28-h100-session10/).
+constexpr double kPrefetchMaxSectorsPerNnz = 0.3;
 
 inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
@@ -119,7 +124,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
         fused_fixup_max_blocks_(fused_fixup_max_blocks < 0 ? config.threads
                                                            : fused_fixup_max_blocks),
         t_variant_(transpose_variant),
-        prefetch_ahead_(prefetch_ahead < 0 ? kDefaultPrefetchBlocks : prefetch_ahead) {}
+        prefetch_option_(prefetch_ahead) {}
 
   // "hola" for the default configuration, "hola:<threads>x<nnz_per_thread>" otherwise.
   std::string name() const override {
@@ -180,6 +185,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
           });
         }
       });
+      choose_prefetch(s);
       HOLA_CUDA_CHECK(cudaStreamSynchronize(s));
     }
     ready_ = true;
@@ -219,7 +225,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
     args.nnz = A_.nnz;
     args.num_blocks = num_blocks_;
     args.vector_loads = aligned16(A_.values) && aligned16(A_.col_idx);
-    args.prefetch_ahead = prefetch_ahead_;
+    args.prefetch_ahead = prefetch_n_;  // read by op N only
     if (op == Op::N)
       launch_n(args, s);
     else
@@ -228,9 +234,58 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
 
   HolaConfig config() const { return config_; }
 
+  std::string tuning(Op op) const override {
+    if (op != Op::N) return {};
+    std::string note = prefetch_n_ > 0
+                           ? "L2 prefetch " + std::to_string(prefetch_n_) + " blocks ahead"
+                           : "no L2 prefetch";
+    if (x_sectors_per_nnz_ >= 0) {
+      char ratio[32];
+      std::snprintf(ratio, sizeof ratio, "%.3f", x_sectors_per_nnz_);
+      note += std::string(" (x sectors a nonzero ") + ratio + ")";
+    }
+    return note;
+  }
+
  private:
   std::int64_t nnz_per_block() const {
     return std::int64_t(config_.threads) * config_.nnz_per_thread;
+  }
+
+  // Op N's prefetch distance (prefetch_n_), at setup before the stream is synchronised.
+  void choose_prefetch(cudaStream_t s) {
+    prefetch_n_ = std::max(prefetch_option_, 0);
+    x_sectors_per_nnz_ = -1;
+    if (prefetch_option_ >= 0 || sizeof(V) != 8) return;
+    int wave = 0;
+    with_config(config_, [&](auto threads, auto npt) {
+      constexpr int kT = decltype(threads)::value, kN = decltype(npt)::value;
+      const std::size_t bytes = n_kernel_shared_bytes<V, kT, kN>();
+      int per_sm = 0;
+      if (carry_n_)
+        HOLA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, spmv_n_kernel<V, I, O, kT, kN, true>, kT, bytes));
+      else
+        HOLA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, spmv_n_kernel<V, I, O, kT, kN, false>, kT, bytes));
+      wave = per_sm * sm_count_;
+    });
+    // Without a block one wave ahead there is nothing to prefetch: no sample either.
+    constexpr std::int64_t kWindow = std::int64_t(kSectorSampleThreads) * kSectorSampleItems;
+    if (wave <= 0 || num_blocks_ <= wave || A_.nnz < kWindow * kSectorSampleWindows) return;
+    cuda::StreamScratch distinct(sizeof(unsigned long long), s);
+    HOLA_CUDA_CHECK(
+        cudaMemsetAsync(distinct.as<unsigned long long>(), 0, sizeof(unsigned long long), s));
+    x_sector_sample_kernel<V, I><<<kSectorSampleWindows, kSectorSampleThreads, 0, s>>>(
+        A_.col_idx, A_.nnz, kSectorSampleWindows, distinct.as<unsigned long long>());
+    HOLA_CUDA_CHECK_LAUNCH("hola x sector sample");
+    unsigned long long count = 0;
+    HOLA_CUDA_CHECK(cudaMemcpyAsync(&count, distinct.as<unsigned long long>(), sizeof count,
+                                    cudaMemcpyDeviceToHost, s));
+    HOLA_CUDA_CHECK(cudaStreamSynchronize(s));
+    x_sectors_per_nnz_ =
+        static_cast<double>(count) / static_cast<double>(kWindow * kSectorSampleWindows);
+    if (x_sectors_per_nnz_ <= kPrefetchMaxSectorsPerNnz) prefetch_n_ = wave;
   }
 
   // y_out = beta * y_in, nothing to do in place with beta == 1.
@@ -301,8 +356,10 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
   // Carry path: products of at most this many blocks add the carries in their last block.
   std::int64_t fused_fixup_max_blocks_;
   bool carry_n_ = false;
-  int t_variant_;  // TransposeVariant
-  int prefetch_ahead_;
+  int t_variant_;                  // TransposeVariant
+  int prefetch_option_;            // KernelOptions::l2_prefetch_tiles
+  int prefetch_n_ = 0;             // blocks ahead, op N (0: none)
+  double x_sectors_per_nnz_ = -1;  // sampled at setup for the default prefetch (-1: not sampled)
   bool ready_ = false;
   CsrView<V, I, O> A_{};
   std::int64_t num_blocks_ = 0;
@@ -333,6 +390,10 @@ SpmvKernelPtr<V, I, O> make_hola(const KernelOptions& options) {
     fail(status::invalid_argument,
          "hola: transpose_variant=" + std::to_string(variant) +
              " (valid: -1 default, 0 thread order, 1 shared-memory combiner, 2 warp order)");
+  if (options.l2_prefetch_tiles < -1)
+    fail(status::invalid_argument,
+         "hola: l2_prefetch_tiles=" + std::to_string(options.l2_prefetch_tiles) +
+             " (valid: -1 the kernel's choice, 0 never, N > 0 blocks ahead)");
   // The combiner's table (2 slots per nonzero of a block) fits for blocks of <= 2048 nonzeros.
   if (variant == kTCombine && config.threads * config.nnz_per_thread > 2048)
     fail(status::invalid_argument,

@@ -74,9 +74,6 @@ template <class V, int THREADS, int ITEMS>
 inline constexpr int kSpmvMinBlocksPerSm =
     ((sizeof(V) > 4 && (THREADS > 128 || ITEMS > 9)) ? 1024 : 1536) / THREADS;
 
-// KernelOptions::l2_prefetch_tiles by default: off until measured.
-inline constexpr int kDefaultPrefetchTiles = 0;
-
 inline constexpr int kFixupThreads = 256;
 inline constexpr int kScaleThreads = 256;
 
@@ -161,14 +158,8 @@ __global__ void __launch_bounds__(THREADS, (kSpmvMinBlocksPerSm<V, THREADS, ITEM
                       const I* __restrict__ col_idx, const V* __restrict__ values,
                       const V* __restrict__ x, V alpha, V beta, const V* y_in, V* y_out,
                       const PathCoord* __restrict__ coords, V* __restrict__ tile_carry,
-                      unsigned* tiles_done, int prefetch_ahead) {
+                      unsigned* tiles_done) {
   constexpr int kTileItems = THREADS * ITEMS;
-  if (prefetch_ahead > 0 && blockIdx.x + static_cast<unsigned>(prefetch_ahead) < gridDim.x) {
-    const unsigned ahead = blockIdx.x + static_cast<unsigned>(prefetch_ahead);
-    const std::int64_t first = coords[ahead].nz, last = coords[ahead + 1].nz;
-    cuda::prefetch_l2_lines(col_idx + first, col_idx + last, THREADS);
-    cuda::prefetch_l2_lines(values + first, values + last, THREADS);
-  }
   using Partial = RowPartial<V>;
   using BlockScan = cub::BlockScan<Partial, THREADS>;
   __shared__ typename BlockScan::TempStorage scan_storage;
@@ -404,7 +395,7 @@ __global__ void __launch_bounds__(THREADS)
 
 template <class V, class I, class O>
 using SpmvLaunchFn = void (*)(std::int64_t, const O*, const I*, const V*, const V*, V, V, const V*,
-                              V*, const PathCoord*, V*, unsigned*, int);
+                              V*, const PathCoord*, V*, unsigned*);
 template <class V, class I, class O>
 using TransposeLaunchFn = void (*)(std::int64_t, const O*, const I*, const V*, const V*, V,
                                    const PathCoord*, V*);
@@ -478,9 +469,7 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
       : launch_(select_launch_set<V, I, O>(options)),
         deterministic_(options.deterministic),
         fused_fixup_max_tiles_(options.fused_fixup_max_tiles < 0 ? launch_.threads
-                                                                 : options.fused_fixup_max_tiles),
-        prefetch_ahead_(options.l2_prefetch_tiles < 0 ? kDefaultPrefetchTiles
-                                                      : options.l2_prefetch_tiles) {}
+                                                                 : options.fused_fixup_max_tiles) {}
 
   std::string name() const override { return "merge"; }
   // The transpose scatters with atomics: off in deterministic mode.
@@ -560,8 +549,7 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
         num_tiles_ > 1 && num_tiles_ <= fused_fixup_max_tiles_ && !stream_capturing(s);
     launch_.spmv<<<static_cast<unsigned>(num_tiles_), launch_.threads, 0, s>>>(
         A_.rows, A_.row_ptr, A_.col_idx, A_.values, x, alpha, beta, y_in, y_out,
-        coords_.as<PathCoord>(), carry_.as<V>(), fused ? tiles_done_.as<unsigned>() : nullptr,
-        prefetch_ahead_);
+        coords_.as<PathCoord>(), carry_.as<V>(), fused ? tiles_done_.as<unsigned>() : nullptr);
     HOLA_CUDA_CHECK_LAUNCH("merge_spmv_kernel");
     if (num_tiles_ > 1 && !fused) {
       const unsigned blocks = cuda::div_up(static_cast<std::size_t>(num_tiles_),
@@ -590,7 +578,6 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
   LaunchSet<V, I, O> launch_;
   bool deterministic_ = false;
   std::int64_t fused_fixup_max_tiles_ = 0;
-  int prefetch_ahead_ = 0;
   CsrView<V, I, O> A_{};
   std::int64_t num_tiles_ = 0;
   int sm_count_ = 0;

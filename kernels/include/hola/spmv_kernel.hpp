@@ -40,9 +40,9 @@ struct KernelOptions {
   // kernel's default (its threads per block: merge, one 32-tile chunk per warp of that block;
   // hola, one block boundary per thread); 0: never.
   std::int64_t fused_fixup_max_tiles = -1;
-  // merge op N, hola N and T: each block asks the L2 for the column indices and values of the
-  // tile (block) this many ahead of its own, so that DRAM is read ahead of the blocks that will
-  // need them. -1: the kernel's default; 0: never.
+  // hola op N: each block asks the L2 for the column indices and values of the block this many
+  // blocks ahead of its own, so that DRAM is read ahead of the blocks that will need them.
+  // -1: the kernel's choice (docs/kernels.md); 0: never.
   int l2_prefetch_tiles = -1;
 };
 
@@ -63,6 +63,10 @@ class SpmvKernel {
   virtual std::size_t workspace_bytes() const = 0;
 
   virtual void apply(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out, void* stream) = 0;
+
+  // What setup decided for this structure and op, in a few words for benchmark notes (empty:
+  // nothing to say).
+  virtual std::string tuning(Op /*op*/) const { return {}; }
 };
 
 template <class V, class I, class O>
