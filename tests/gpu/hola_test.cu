@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -113,6 +114,27 @@ KernelOptions transpose_variant(int variant, int threads = 0, int nnz_per_thread
   return o;
 }
 
+KernelOptions l2_prefetch(int blocks_ahead, bool deterministic = false) {
+  KernelOptions o = kernel_config(0, 0, deterministic);
+  o.l2_prefetch_tiles = blocks_ahead;
+  return o;
+}
+
+// y = 1.25 A x - 0.5 y_in (op N) by make(options), NaN-poisoned output, copied back.
+template <class V, class I, class O>
+std::vector<V> product_of(const gen::Csr64& A64, const KernelOptions& options) {
+  KernelOnMatrix<DeviceMemory, V, I, O> k(A64, make<V, I, O>, options, nullptr);
+  const auto& [M, kernel, host, seed] = k;
+  const std::vector<V> x = random_vector<V>(host.cols, seed);
+  const std::vector<V> y_in = random_vector<V>(host.rows, seed + 1);
+  DeviceMemory::Array<V> dx(x), dy(y_in), dz(host.rows);
+  dz.upload(
+      std::vector<V>(static_cast<std::size_t>(host.rows), std::numeric_limits<V>::quiet_NaN()));
+  kernel->apply(Op::N, V(1.25), dx.get(), V(-0.5), dy.get(), dz.get(), nullptr);
+  DeviceMemory::sync();
+  return dz.download();
+}
+
 template <class T>
 class HolaTest : public ::testing::Test {};
 TYPED_TEST_SUITE(HolaTest, AllTypes);
@@ -172,6 +194,63 @@ TYPED_TEST(HolaTest, FusedFixupAroundItsBound) {
   }
 }
 
+// The L2 prefetch of the block ahead is a hint: with any distance (one block ahead, a few, past
+// the grid) the products are right on every path, and on the carry path bitwise those without it.
+TYPED_TEST(HolaTest, L2PrefetchChangesNoResult) {
+  HOLA_TYPES;
+  for (int ahead : {1, 3, 1 << 20}) {
+    SCOPED_TRACE("prefetch " + std::to_string(ahead) + " blocks ahead");
+    KernelOptions atomic = l2_prefetch(ahead);
+    atomic.carry_path_max_nnz = 0;
+    for (const auto& corpus : {family_corpus(), special_path_corpus()}) {
+      check_kernel_on_corpus<DeviceMemory, V, I, O>(corpus, make<V, I, O>, atomic);
+      check_kernel_on_corpus<DeviceMemory, V, I, O>(corpus, make<V, I, O>,
+                                                    l2_prefetch(ahead, true));
+    }
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  const gen::Csr64 rmat = gen::rmat(16, 16, 61);
+  const std::vector<V> without = product_of<V, I, O>(rmat, l2_prefetch(0, true));
+  for (int ahead : {1, 7}) {
+    const std::vector<V> with = product_of<V, I, O>(rmat, l2_prefetch(ahead, true));
+    ASSERT_EQ(0, std::memcmp(without.data(), with.data(), with.size() * sizeof(V)))
+        << "prefetch " << ahead << " blocks ahead changed the carry path's bits";
+  }
+}
+
+// The default's rule (hola_kernel.cuh, kPrefetchMaxSectorsPerNnz): in double on a 27-point
+// stencil (about 0.09 sectors of x a nonzero) op N prefetches; on random columns (one sector a
+// nonzero), in float, for op T, when told 0 and on matrices under a wave of blocks it does not.
+// Both large matrices have thousands of blocks, more than the half wave of any current GPU.
+TEST(HolaL2Prefetch, DefaultRule) {
+  using i32 = std::int32_t;
+  const gen::Csr64 stencil = gen::stencil27(64, 64, 64);  // 6.9 M nonzeros
+  const gen::Csr64 random = gen::random_rect(250000, 250000, 16, 71);
+  const gen::Csr64 small = gen::stencil27(12, 12, 12);
+  const auto tuning = [](const gen::Csr64& A64, auto value, const KernelOptions& options,
+                         Op op = Op::N) {
+    using V = decltype(value);
+    return KernelOnMatrix<DeviceMemory, V, i32, i32>(A64, make<V, i32, i32>, options, nullptr)
+        .kernel->tuning(op);
+  };
+  const std::string on = tuning(stencil, 0.0, KernelOptions{});
+  EXPECT_EQ(on.rfind("L2 prefetch ", 0), 0u) << on;
+  EXPECT_NE(on.find("x sectors a nonzero 0.0"), std::string::npos) << on;
+  const std::string off = tuning(random, 0.0, KernelOptions{});
+  EXPECT_EQ(off.rfind("no L2 prefetch (x sectors a nonzero ", 0), 0u) << off;
+  EXPECT_EQ(tuning(stencil, 0.0f, KernelOptions{}), "no L2 prefetch");
+  EXPECT_EQ(tuning(stencil, 0.0, l2_prefetch(0)), "no L2 prefetch");
+  EXPECT_EQ(tuning(small, 0.0, KernelOptions{}), "no L2 prefetch");
+  EXPECT_EQ(tuning(stencil, 0.0, l2_prefetch(5)), "L2 prefetch 5 blocks ahead");
+  EXPECT_EQ(tuning(stencil, 0.0, KernelOptions{}, Op::T), "");
+  // And the default's products on both are right, in both modes.
+  const std::vector<NamedMatrix> large{{"stencil27 64^3", stencil}, {"random 250000", random}};
+  check_kernel_on_corpus<DeviceMemory, double, i32, i32>(large, make<double, i32, i32>,
+                                                         KernelOptions{});
+  check_kernel_on_corpus<DeviceMemory, double, i32, i32>(large, make<double, i32, i32>,
+                                                         deterministic_options());
+}
+
 template <class V, class I, class O>
 void check_real_corpus() {
   if (matrices_dir().empty()) GTEST_SKIP() << "real matrices not found (HOLA_MATRICES_DIR)";
@@ -202,7 +281,7 @@ TEST(HolaConfigurations, InvalidOptionsThrow) {
        {kernel_config(256, 6), kernel_config(100, 8), kernel_config(1024, 0), kernel_config(0, 32),
         kernel_config(-1, 0),
         transpose_variant(1, 512, 8),  // table would not fit: 4096 nonzeros per block
-        transpose_variant(3), transpose_variant(-2)})
+        transpose_variant(3), transpose_variant(-2), l2_prefetch(-2)})
     EXPECT_EQ(status_of([&] { make<double, std::int32_t, std::int32_t>(options); }),
               status::invalid_argument)
         << "threads " << options.threads_per_block << ", nnz per thread " << options.nnz_per_thread

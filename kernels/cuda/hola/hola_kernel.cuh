@@ -104,10 +104,13 @@ constexpr std::int64_t kCarryPathMaxNnz = std::int64_t(1) << 21;
 
 // Op N's L2 prefetch by default (KernelOptions::l2_prefetch_tiles = -1): in double precision,
 // on matrices whose sampled windows read at most kPrefetchMaxSectorsPerNnz sectors of x a
-// nonzero, each block asks the L2 for the block one wave ahead (the blocks resident on the whole
-// GPU at once). Float products are bound by instructions, op T by the L2's atomics: neither
-// gains (bench/results/2026-11-28-h100-session10/).
-constexpr double kPrefetchMaxSectorsPerNnz = 0.3;
+// nonzero, each block asks the L2 for the block half a wave ahead (a wave: the blocks resident on
+// the whole GPU at once). Measured on an H100 (bench/results/2026-11-28-h100-session10/): 27-point
+// stencils and elasticity 1.07-1.12x, banded sigma = 100 1.09x, 3D Poisson 1.01-1.04x (0.09-0.18
+// sectors a nonzero); with random columns, R-MAT, power-law rows, a permuted Poisson matrix, a
+// wide band (0.6-1.0) and the circuit matrix (0.35) it lost 2-18 %, the L2 being already their
+// limit. Float products are bound by instructions and op T by the L2's atomics: neither gained.
+constexpr double kPrefetchMaxSectorsPerNnz = 0.25;
 
 inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
@@ -270,9 +273,10 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
             &per_sm, spmv_n_kernel<V, I, O, kT, kN, false>, kT, bytes));
       wave = per_sm * sm_count_;
     });
-    // Without a block one wave ahead there is nothing to prefetch: no sample either.
+    const int distance = wave / 2;
+    // Without a block that far ahead there is nothing to prefetch: no sample either.
     constexpr std::int64_t kWindow = std::int64_t(kSectorSampleThreads) * kSectorSampleItems;
-    if (wave <= 0 || num_blocks_ <= wave || A_.nnz < kWindow * kSectorSampleWindows) return;
+    if (distance <= 0 || num_blocks_ <= distance || A_.nnz < kWindow * kSectorSampleWindows) return;
     cuda::StreamScratch distinct(sizeof(unsigned long long), s);
     HOLA_CUDA_CHECK(
         cudaMemsetAsync(distinct.as<unsigned long long>(), 0, sizeof(unsigned long long), s));
@@ -285,7 +289,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
     HOLA_CUDA_CHECK(cudaStreamSynchronize(s));
     x_sectors_per_nnz_ =
         static_cast<double>(count) / static_cast<double>(kWindow * kSectorSampleWindows);
-    if (x_sectors_per_nnz_ <= kPrefetchMaxSectorsPerNnz) prefetch_n_ = wave;
+    if (x_sectors_per_nnz_ <= kPrefetchMaxSectorsPerNnz) prefetch_n_ = distance;
   }
 
   // y_out = beta * y_in, nothing to do in place with beta == 1.
