@@ -108,7 +108,7 @@ constexpr std::int64_t kCarryPathMaxNnz = std::int64_t(1) << 21;
 // the whole GPU at once). Measured on an H100 (bench/results/2026-11-28-h100-session10/): 27-point
 // stencils and elasticity 1.07-1.12x, banded sigma = 100 1.09x, 3D Poisson 1.01-1.04x (0.09-0.18
 // sectors a nonzero); with random columns, R-MAT, power-law rows, a permuted Poisson matrix, a
-// wide band (0.6-1.0) and the circuit matrix (0.35) it lost 2-18 %, the L2 being already their
+// wide band (0.6-1.0) and the circuit matrix (0.35) it lost 1-24 %, the L2 being already their
 // limit. Float products are bound by instructions and op T by the L2's atomics: neither gained.
 constexpr double kPrefetchMaxSectorsPerNnz = 0.25;
 
