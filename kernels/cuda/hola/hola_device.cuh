@@ -109,6 +109,7 @@ struct SpmvArgs {
   std::int64_t num_blocks;
   bool vector_loads;   // values and col_idx 16-byte aligned
   int prefetch_ahead;  // > 0: the L2 is asked for the block this many blocks ahead
+  int experiment;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -206,10 +207,15 @@ struct WarpTile {
   static_assert(NPT % kPerVector == 0, "nonzeros per thread must fill whole 16-byte vectors");
   uint4 raw[kVectors];
 
-  __device__ __forceinline__ void issue(const T* warp_base, int lane) {
+  __device__ __forceinline__ void issue(const T* warp_base, int lane, bool stream = false) {
     const uint4* p = reinterpret_cast<const uint4*>(warp_base) + lane;
+    if (stream) {
 #pragma unroll
-    for (int k = 0; k < kVectors; ++k) raw[k] = __ldg(p + k * kWarpSize);
+      for (int k = 0; k < kVectors; ++k) raw[k] = __ldcs(p + k * kWarpSize);
+    } else {
+#pragma unroll
+      for (int k = 0; k < kVectors; ++k) raw[k] = __ldg(p + k * kWarpSize);
+    }
   }
   __device__ __forceinline__ void finish(T (&out)[NPT], int lane) {
     striped_to_blocked<kVectors>(raw, lane);
@@ -302,9 +308,56 @@ __device__ __forceinline__ bool is_sorted(const K (&key)[N]) {
 
 // x values for the thread's columns, in the original order; invalid elements get 0 (never a
 // load, so that NaN / Inf in x cannot reach padding). Must be called by whole warps.
+__device__ __forceinline__ std::uint64_t evict_last_policy() {
+  std::uint64_t p;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+__device__ __forceinline__ double load_hint(const double* p, std::uint64_t pol) {
+  double v;
+  asm volatile("ld.global.nc.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(pol));
+  return v;
+}
+__device__ __forceinline__ float load_hint(const float* p, std::uint64_t pol) {
+  float v;
+  asm volatile("ld.global.nc.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v) : "l"(p), "l"(pol));
+  return v;
+}
+
 template <int NPT, class V, class I>
 __device__ __forceinline__ void gather_x(const I (&cols)[NPT], int valid, const V* __restrict__ x,
-                                         V (&xv)[NPT]) {
+                                         V (&xv)[NPT], int experiment = 0) {
+  if (experiment & 4) {
+    const std::uint64_t pol = evict_last_policy();
+    if (experiment & 1) {
+#pragma unroll
+      for (int i = 0; i < NPT; ++i) xv[i] = i < valid ? load_hint(x + cols[i], pol) : V(0);
+      return;
+    }
+    constexpr I kNone = std::numeric_limits<I>::max();
+    I key[NPT];
+    int pos[NPT];
+#pragma unroll
+    for (int i = 0; i < NPT; ++i) {
+      key[i] = i < valid ? cols[i] : kNone;
+      pos[i] = i;
+    }
+    if (__any_sync(kFullMask, !is_sorted(key))) {
+      sort_pairs(key, pos);
+#pragma unroll
+      for (int i = 0; i < NPT; ++i) xv[i] = key[i] != kNone ? load_hint(x + key[i], pol) : V(0);
+      sort_pairs(pos, xv);
+      return;
+    }
+#pragma unroll
+    for (int i = 0; i < NPT; ++i) xv[i] = i < valid ? load_hint(x + cols[i], pol) : V(0);
+    return;
+  }
+  if (experiment & 1) {
+#pragma unroll
+    for (int i = 0; i < NPT; ++i) xv[i] = i < valid ? __ldg(x + cols[i]) : V(0);
+    return;
+  }
 #if HOLA_HOLA_SORT_COLUMNS
   constexpr I kNone = std::numeric_limits<I>::max();  // > every valid column index
   I key[NPT];
@@ -435,7 +488,7 @@ __device__ __forceinline__ void finish_products(const SpmvArgs<V, I, O>& args,
     load_guarded(args.col_idx + g.nz0, first, valid, cols);
   }
   V xv[NPT];
-  gather_x(cols, valid, args.x, xv);
+  gather_x(cols, valid, args.x, xv, args.experiment);
 #pragma unroll
   for (int i = 0; i < NPT; ++i) prod[i] = vals[i] * xv[i];
 }
@@ -639,8 +692,8 @@ __global__ void __launch_bounds__(kThreads) spmv_n_kernel(const SpmvArgs<V, I, O
   WarpTile<kNpt, V> vtile;
   WarpTile<kNpt, I> ctile;
   if (warp_full) {
-    vtile.issue(args.values + g.nz0 + warp_first, lane);
-    ctile.issue(args.col_idx + g.nz0 + warp_first, lane);
+    vtile.issue(args.values + g.nz0 + warp_first, lane, (args.experiment & 2) != 0);
+    ctile.issue(args.col_idx + g.nz0 + warp_first, lane, (args.experiment & 2) != 0);
   }
   prefetch_block_ahead<kThreads, kNpb>(args);
 

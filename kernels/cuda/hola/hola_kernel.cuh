@@ -119,7 +119,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
  public:
   HolaKernel(HolaConfig config, bool is_default, bool deterministic, int transpose_variant,
              std::int64_t carry_path_max_nnz, std::int64_t fused_fixup_max_blocks,
-             int prefetch_ahead)
+             int prefetch_ahead, int experiment = 0)
       : config_(config),
         is_default_(is_default),
         deterministic_(deterministic),
@@ -127,7 +127,8 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
         fused_fixup_max_blocks_(fused_fixup_max_blocks < 0 ? config.threads
                                                            : fused_fixup_max_blocks),
         t_variant_(transpose_variant),
-        prefetch_option_(prefetch_ahead) {}
+        prefetch_option_(prefetch_ahead),
+        experiment_(experiment) {}
 
   // "hola" for the default configuration, "hola:<threads>x<nnz_per_thread>" otherwise.
   std::string name() const override {
@@ -229,6 +230,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
     args.num_blocks = num_blocks_;
     args.vector_loads = aligned16(A_.values) && aligned16(A_.col_idx);
     args.prefetch_ahead = prefetch_n_;  // read by op N only
+    args.experiment = experiment_;
     if (op == Op::N)
       launch_n(args, s);
     else
@@ -363,6 +365,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
   int t_variant_;                  // TransposeVariant
   int prefetch_option_;            // KernelOptions::l2_prefetch_tiles
   int prefetch_n_ = 0;             // blocks ahead, op N (0: none)
+  int experiment_ = 0;
   double x_sectors_per_nnz_ = -1;  // sampled at setup for the default prefetch (-1: not sampled)
   bool ready_ = false;
   CsrView<V, I, O> A_{};
@@ -407,7 +410,8 @@ SpmvKernelPtr<V, I, O> make_hola(const KernelOptions& options) {
                           (variant == -1 || variant == kDefaultTransposeVariant);
   return std::make_unique<HolaKernel<V, I, O>>(
       config, is_default, options.deterministic, variant == -1 ? kDefaultTransposeVariant : variant,
-      options.carry_path_max_nnz, options.fused_fixup_max_tiles, options.l2_prefetch_tiles);
+      options.carry_path_max_nnz, options.fused_fixup_max_tiles, options.l2_prefetch_tiles,
+      options.hola_experiment);
 }
 
 }  // namespace hola::gpu

@@ -44,6 +44,9 @@ struct KernelOptions {
   // blocks ahead of its own, so that DRAM is read ahead of the blocks that will need them.
   // -1: the kernel's choice (docs/kernels.md); 0: never.
   int l2_prefetch_tiles = -1;
+  // EXPERIMENT (hola op N): bit 0 no column sort, bit 1 streaming matrix loads, bit 2 x loads
+  // with an L2 evict-last hint.
+  int hola_experiment = 0;
 };
 
 template <class V, class I, class O>
