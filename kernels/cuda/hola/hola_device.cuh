@@ -936,8 +936,8 @@ __global__ void __launch_bounds__(kThreads) spmv_t_kernel(const SpmvArgs<V, I, O
   WarpTile<kNpt, V> vtile;
   WarpTile<kNpt, I> ctile;
   if (warp_full) {
-    vtile.issue(args.values + g.nz0 + warp_first, lane);
-    ctile.issue(args.col_idx + g.nz0 + warp_first, lane);
+    vtile.issue(args.values + g.nz0 + warp_first, lane, (args.experiment & 2) != 0);
+    ctile.issue(args.col_idx + g.nz0 + warp_first, lane, (args.experiment & 2) != 0);
   }
   const bool single_row = g.nrows == 1;
   const O* const block_row_ptr = args.row_ptr + g.row0;
@@ -1024,7 +1024,8 @@ __global__ void __launch_bounds__(kThreads) spmv_t_kernel(const SpmvArgs<V, I, O
     return;
   }
 #if HOLA_HOLA_SORT_COLUMNS
-  if (__any_sync(kFullMask, !is_sorted(key))) sort_pairs(key, key_prod);
+  if (!(kVariant == kTCombine && (args.experiment & 1)) && __any_sync(kFullMask, !is_sorted(key)))
+    sort_pairs(key, key_prod);
 #endif
   // Equal columns (rows of one thread often share columns) are merged before the atomic.
   if constexpr (kVariant == kTThreadOrder) {
