@@ -781,8 +781,6 @@ KernelSpec parse_kernel_spec(const std::string& spec) {
       k.options.fused_fixup_max_tiles = value;
     else if (key == "pf")
       k.options.l2_prefetch_tiles = value;
-    else if (key == "exp")
-      k.options.hola_experiment = value;
     else if (key == "check" && k.name == "auto")
       k.auto_check = value != 0;
     else

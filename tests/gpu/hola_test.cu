@@ -216,31 +216,26 @@ TYPED_TEST(HolaTest, L2PrefetchChangesNoResult) {
   }
 }
 
-// The default's rule (hola_kernel.cuh, kPrefetchMaxSectorsPerNnz): in double on a 27-point
-// stencil (about 0.09 sectors of x a nonzero) op N prefetches; on random columns (one sector a
-// nonzero), in float, for op T, when told 0 and on matrices under a wave of blocks it does not.
-// Both large matrices have thousands of blocks, more than the half wave of any current GPU.
-TEST(HolaL2Prefetch, DefaultRule) {
+// The prefetch runs only when asked for (hola_kernel.cuh: measured slower by default since the
+// matrix loads are evict-first): no note by default, in either precision or op, on a stencil
+// or on random columns; the asked distance is reported for op N only.
+TEST(HolaL2Prefetch, OffUnlessAsked) {
   using i32 = std::int32_t;
   const gen::Csr64 stencil = gen::stencil27(64, 64, 64);  // 6.9 M nonzeros
   const gen::Csr64 random = gen::random_rect(250000, 250000, 16, 71);
-  const gen::Csr64 small = gen::stencil27(12, 12, 12);
   const auto tuning = [](const gen::Csr64& A64, auto value, const KernelOptions& options,
                          Op op = Op::N) {
     using V = decltype(value);
     return KernelOnMatrix<DeviceMemory, V, i32, i32>(A64, make<V, i32, i32>, options, nullptr)
         .kernel->tuning(op);
   };
-  const std::string on = tuning(stencil, 0.0, KernelOptions{});
-  EXPECT_EQ(on.rfind("L2 prefetch ", 0), 0u) << on;
-  EXPECT_NE(on.find("x sectors a nonzero 0.0"), std::string::npos) << on;
-  const std::string off = tuning(random, 0.0, KernelOptions{});
-  EXPECT_EQ(off.rfind("no L2 prefetch (x sectors a nonzero ", 0), 0u) << off;
-  EXPECT_EQ(tuning(stencil, 0.0f, KernelOptions{}), "no L2 prefetch");
-  EXPECT_EQ(tuning(stencil, 0.0, l2_prefetch(0)), "no L2 prefetch");
-  EXPECT_EQ(tuning(small, 0.0, KernelOptions{}), "no L2 prefetch");
+  EXPECT_EQ(tuning(stencil, 0.0, KernelOptions{}), "");
+  EXPECT_EQ(tuning(stencil, 0.0f, KernelOptions{}), "");
+  EXPECT_EQ(tuning(random, 0.0, KernelOptions{}), "");
+  EXPECT_EQ(tuning(stencil, 0.0, l2_prefetch(0)), "");
   EXPECT_EQ(tuning(stencil, 0.0, l2_prefetch(5)), "L2 prefetch 5 blocks ahead");
-  EXPECT_EQ(tuning(stencil, 0.0, KernelOptions{}, Op::T), "");
+  EXPECT_EQ(tuning(stencil, 0.0f, l2_prefetch(5)), "L2 prefetch 5 blocks ahead");
+  EXPECT_EQ(tuning(stencil, 0.0, l2_prefetch(5), Op::T), "");
   // And the default's products on both are right, in both modes.
   const std::vector<NamedMatrix> large{{"stencil27 64^3", stencil}, {"random 250000", random}};
   check_kernel_on_corpus<DeviceMemory, double, i32, i32>(large, make<double, i32, i32>,

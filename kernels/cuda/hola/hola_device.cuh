@@ -15,13 +15,16 @@
 //          [starts[b], starts[b+1]) plus starts[b+1] when that row crosses boundary b+1:
 //           1. wide loads: every warp loads its 32 x NPT values and column indices with 16-byte
 //              coalesced loads (striped), then turns them into the blocked layout (thread t owns
-//              NPT consecutive nonzeros) with register rotations and warp shuffles;
+//              NPT consecutive nonzeros) with register rotations and warp shuffles. The matrix is
+//              read once, so its loads are marked evict-first (ld.global.cs): the L2 keeps x
+//              (and, for op T, y) rather than matrix lines that are never read again;
 //           2. local row assignment (shared memory): one thread per row writes the row index
 //              of every thread whose first nonzero is in the row, and sets the row's end bit in
 //              the owning thread's bit mask; empty rows flag their warp;
-//           3. each thread sorts its few column indices (sorting network) to gather x in
-//              column order, multiplies, and sums along its bit mask; every closed row segment
-//              is stored to a shared row buffer (each row exactly once, by its last thread);
+//           3. each thread gathers x for its nonzeros in their CSR order (the paper's per-thread
+//              column sort, meant for Pascal, cost 3-25 % on Hopper: see gather_x), multiplies,
+//              and sums along its bit mask; every closed row segment is stored to a shared row
+//              buffer (each row exactly once, by its last thread);
 //              flagged warps (empty rows in their range) do not count rows along the mask but
 //              take the next row from a shared table, filled from row_ptr in step 2, of the row
 //              starting at each position;
@@ -56,7 +59,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/warp/warp_reduce.cuh>
@@ -64,8 +66,8 @@
 #include <type_traits>
 #include <utility>
 
-// Per-thread sort of the column indices before gathering x (paper §3.2). 0 disables it, for
-// benchmarking the difference.
+// Op T: per-thread sort of the (column, product) pairs before the thread-order atomics and the
+// combiner (paper §3.2), so that equal columns meet. 0 disables it, for benchmarking.
 #ifndef HOLA_HOLA_SORT_COLUMNS
 #define HOLA_HOLA_SORT_COLUMNS 1
 #endif
@@ -109,7 +111,6 @@ struct SpmvArgs {
   std::int64_t num_blocks;
   bool vector_loads;   // values and col_idx 16-byte aligned
   int prefetch_ahead;  // > 0: the L2 is asked for the block this many blocks ahead
-  int experiment;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -199,7 +200,11 @@ __device__ __forceinline__ void striped_to_blocked(uint4 (&v)[N], int lane) {
 }
 
 // NPT consecutive elements per lane of a full warp tile, loaded with 16-byte coalesced loads.
-// issue() starts the loads; finish() transposes, so that other work can hide the latency.
+// issue() starts the loads; finish() transposes, so that other work can hide the latency. Only
+// the matrix arrays come through here: each element is read once, so the loads are evict-first
+// (__ldcs), which leaves the L2 to x and y. On an H100 and an H200 this made op N 1-19 % faster
+// (27-point, elasticity, banded, circuit and permuted matrices) and op T up to 15 % on the circuit
+// and permuted matrices (bench/results/2026-11-28-session11/).
 template <int NPT, class T>
 struct WarpTile {
   static constexpr int kPerVector = 16 / static_cast<int>(sizeof(T));
@@ -207,15 +212,10 @@ struct WarpTile {
   static_assert(NPT % kPerVector == 0, "nonzeros per thread must fill whole 16-byte vectors");
   uint4 raw[kVectors];
 
-  __device__ __forceinline__ void issue(const T* warp_base, int lane, bool stream = false) {
+  __device__ __forceinline__ void issue(const T* warp_base, int lane) {
     const uint4* p = reinterpret_cast<const uint4*>(warp_base) + lane;
-    if (stream) {
 #pragma unroll
-      for (int k = 0; k < kVectors; ++k) raw[k] = __ldcs(p + k * kWarpSize);
-    } else {
-#pragma unroll
-      for (int k = 0; k < kVectors; ++k) raw[k] = __ldg(p + k * kWarpSize);
-    }
+    for (int k = 0; k < kVectors; ++k) raw[k] = __ldcs(p + k * kWarpSize);
   }
   __device__ __forceinline__ void finish(T (&out)[NPT], int lane) {
     striped_to_blocked<kVectors>(raw, lane);
@@ -225,11 +225,11 @@ struct WarpTile {
 };
 
 // Guarded scalar loads of the thread's elements [first, first + valid) (tail block, partial
-// warps, misaligned arrays); the rest is zero.
+// warps, misaligned arrays) of a matrix array, evict-first as in WarpTile; the rest is zero.
 template <int NPT, class T>
 __device__ __forceinline__ void load_guarded(const T* base, int first, int valid, T (&out)[NPT]) {
 #pragma unroll
-  for (int i = 0; i < NPT; ++i) out[i] = i < valid ? __ldg(base + first + i) : T(0);
+  for (int i = 0; i < NPT; ++i) out[i] = i < valid ? __ldcs(base + first + i) : T(0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -306,76 +306,15 @@ __device__ __forceinline__ bool is_sorted(const K (&key)[N]) {
   return sorted;
 }
 
-// x values for the thread's columns, in the original order; invalid elements get 0 (never a
-// load, so that NaN / Inf in x cannot reach padding). Must be called by whole warps.
-__device__ __forceinline__ std::uint64_t evict_last_policy() {
-  std::uint64_t p;
-  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
-  return p;
-}
-__device__ __forceinline__ double load_hint(const double* p, std::uint64_t pol) {
-  double v;
-  asm volatile("ld.global.nc.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(pol));
-  return v;
-}
-__device__ __forceinline__ float load_hint(const float* p, std::uint64_t pol) {
-  float v;
-  asm volatile("ld.global.nc.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v) : "l"(p), "l"(pol));
-  return v;
-}
-
+// x values for the thread's columns; invalid elements get 0 (never a load, so that NaN / Inf in
+// x cannot reach padding). The gathers go in CSR order: sorting a thread's columns first (the
+// paper's §3.2, for Pascal) changes no product but cost the sorting network twice (there and
+// back) in nearly every warp, since most warps hold a thread that spans a row end. Without it, on
+// an H100 and an H200, op N was 1-13 % faster in double and 11-36 % in float on the regular
+// matrices, and within the noise on the others (bench/results/2026-11-28-session11/, runs B-D).
 template <int NPT, class V, class I>
 __device__ __forceinline__ void gather_x(const I (&cols)[NPT], int valid, const V* __restrict__ x,
-                                         V (&xv)[NPT], int experiment = 0) {
-  if (experiment & 4) {
-    const std::uint64_t pol = evict_last_policy();
-    if (experiment & 1) {
-#pragma unroll
-      for (int i = 0; i < NPT; ++i) xv[i] = i < valid ? load_hint(x + cols[i], pol) : V(0);
-      return;
-    }
-    constexpr I kNone = std::numeric_limits<I>::max();
-    I key[NPT];
-    int pos[NPT];
-#pragma unroll
-    for (int i = 0; i < NPT; ++i) {
-      key[i] = i < valid ? cols[i] : kNone;
-      pos[i] = i;
-    }
-    if (__any_sync(kFullMask, !is_sorted(key))) {
-      sort_pairs(key, pos);
-#pragma unroll
-      for (int i = 0; i < NPT; ++i) xv[i] = key[i] != kNone ? load_hint(x + key[i], pol) : V(0);
-      sort_pairs(pos, xv);
-      return;
-    }
-#pragma unroll
-    for (int i = 0; i < NPT; ++i) xv[i] = i < valid ? load_hint(x + cols[i], pol) : V(0);
-    return;
-  }
-  if (experiment & 1) {
-#pragma unroll
-    for (int i = 0; i < NPT; ++i) xv[i] = i < valid ? __ldg(x + cols[i]) : V(0);
-    return;
-  }
-#if HOLA_HOLA_SORT_COLUMNS
-  constexpr I kNone = std::numeric_limits<I>::max();  // > every valid column index
-  I key[NPT];
-  int pos[NPT];
-#pragma unroll
-  for (int i = 0; i < NPT; ++i) {
-    key[i] = i < valid ? cols[i] : kNone;
-    pos[i] = i;
-  }
-  // Sorting only pays where a thread spans row boundaries; the whole warp takes one branch.
-  if (__any_sync(kFullMask, !is_sorted(key))) {
-    sort_pairs(key, pos);
-#pragma unroll
-    for (int i = 0; i < NPT; ++i) xv[i] = key[i] != kNone ? __ldg(x + key[i]) : V(0);
-    sort_pairs(pos, xv);  // back to the original order
-    return;
-  }
-#endif
+                                         V (&xv)[NPT]) {
 #pragma unroll
   for (int i = 0; i < NPT; ++i) xv[i] = i < valid ? __ldg(x + cols[i]) : V(0);
 }
@@ -488,7 +427,7 @@ __device__ __forceinline__ void finish_products(const SpmvArgs<V, I, O>& args,
     load_guarded(args.col_idx + g.nz0, first, valid, cols);
   }
   V xv[NPT];
-  gather_x(cols, valid, args.x, xv, args.experiment);
+  gather_x(cols, valid, args.x, xv);
 #pragma unroll
   for (int i = 0; i < NPT; ++i) prod[i] = vals[i] * xv[i];
 }
@@ -515,48 +454,6 @@ __global__ void row_starts_kernel(const O* __restrict__ row_ptr, std::int64_t ro
   if (k < 1) k = 1;
   for (const std::int64_t last = (e - 1) / nnz_per_block; k <= last; ++k)
     starts[k] = encode_start<O>(row, a < k * nnz_per_block);
-}
-
-// Setup, for the L2 prefetch (KernelOptions::l2_prefetch_tiles): the distinct 32-byte sectors of
-// x that a window of kSectorSampleThreads * kSectorSampleItems consecutive nonzeros reads, added
-// over `windows` windows spread evenly over [0, nnz) (needs nnz >= the window) into *distinct.
-// About one sector a nonzero means x is gathered from the L2 sector by sector (random columns,
-// wide bands): there the kernel is bound by the L2, and prefetch requests only add to its load.
-constexpr int kSectorSampleThreads = 256;
-constexpr int kSectorSampleItems = 4;
-constexpr int kSectorSampleWindows = 64;
-template <class V, class I>
-__global__ void __launch_bounds__(kSectorSampleThreads)
-    x_sector_sample_kernel(const I* __restrict__ col_idx, std::int64_t nnz, int windows,
-                           unsigned long long* distinct) {
-  constexpr int kWindow = kSectorSampleThreads * kSectorSampleItems;
-  using Sort = cub::BlockRadixSort<unsigned long long, kSectorSampleThreads, kSectorSampleItems>;
-  using Reduce = cub::BlockReduce<int, kSectorSampleThreads>;
-  __shared__ union {
-    typename Sort::TempStorage sort;
-    typename Reduce::TempStorage reduce;
-  } storage;
-  __shared__ unsigned long long last_key[kSectorSampleThreads];
-  const std::int64_t span = nnz - kWindow;
-  const std::int64_t first = windows > 1 ? (span / (windows - 1)) * blockIdx.x +
-                                               (span % (windows - 1)) * blockIdx.x / (windows - 1)
-                                         : 0;
-  unsigned long long key[kSectorSampleItems];
-#pragma unroll
-  for (int i = 0; i < kSectorSampleItems; ++i) {
-    const auto col = static_cast<unsigned long long>(
-        col_idx[first + static_cast<std::int64_t>(threadIdx.x) * kSectorSampleItems + i]);
-    key[i] = col * sizeof(V) / 32u;
-  }
-  Sort(storage.sort).Sort(key);  // blocked: thread t holds ranks 4t .. 4t + 3
-  last_key[threadIdx.x] = key[kSectorSampleItems - 1];
-  __syncthreads();
-  int count = threadIdx.x == 0 || key[0] != last_key[threadIdx.x - 1] ? 1 : 0;
-#pragma unroll
-  for (int i = 1; i < kSectorSampleItems; ++i) count += key[i] != key[i - 1] ? 1 : 0;
-  __syncthreads();  // the sort's storage is reused by the reduction
-  const int total = Reduce(storage.reduce).Sum(count);
-  if (threadIdx.x == 0) atomicAdd(distinct, static_cast<unsigned long long>(total));
 }
 
 // True when boundary k (1 <= k < B) is the first block boundary its row crosses: that row's
@@ -692,8 +589,8 @@ __global__ void __launch_bounds__(kThreads) spmv_n_kernel(const SpmvArgs<V, I, O
   WarpTile<kNpt, V> vtile;
   WarpTile<kNpt, I> ctile;
   if (warp_full) {
-    vtile.issue(args.values + g.nz0 + warp_first, lane, (args.experiment & 2) != 0);
-    ctile.issue(args.col_idx + g.nz0 + warp_first, lane, (args.experiment & 2) != 0);
+    vtile.issue(args.values + g.nz0 + warp_first, lane);
+    ctile.issue(args.col_idx + g.nz0 + warp_first, lane);
   }
   prefetch_block_ahead<kThreads, kNpb>(args);
 
@@ -936,8 +833,8 @@ __global__ void __launch_bounds__(kThreads) spmv_t_kernel(const SpmvArgs<V, I, O
   WarpTile<kNpt, V> vtile;
   WarpTile<kNpt, I> ctile;
   if (warp_full) {
-    vtile.issue(args.values + g.nz0 + warp_first, lane, (args.experiment & 2) != 0);
-    ctile.issue(args.col_idx + g.nz0 + warp_first, lane, (args.experiment & 2) != 0);
+    vtile.issue(args.values + g.nz0 + warp_first, lane);
+    ctile.issue(args.col_idx + g.nz0 + warp_first, lane);
   }
   const bool single_row = g.nrows == 1;
   const O* const block_row_ptr = args.row_ptr + g.row0;
@@ -1024,8 +921,7 @@ __global__ void __launch_bounds__(kThreads) spmv_t_kernel(const SpmvArgs<V, I, O
     return;
   }
 #if HOLA_HOLA_SORT_COLUMNS
-  if (!(kVariant == kTCombine && (args.experiment & 1)) && __any_sync(kFullMask, !is_sorted(key)))
-    sort_pairs(key, key_prod);
+  if (__any_sync(kFullMask, !is_sorted(key))) sort_pairs(key, key_prod);
 #endif
   // Equal columns (rows of one thread often share columns) are merged before the atomic.
   if constexpr (kVariant == kTThreadOrder) {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
@@ -102,15 +101,10 @@ void with_transpose_variant(int variant, F&& f) {
 // 1.8 M nonzeros, and 0.73-1.02x from 6.9 M nonzeros up, where the atomic path stays.
 constexpr std::int64_t kCarryPathMaxNnz = std::int64_t(1) << 21;
 
-// Op N's L2 prefetch by default (KernelOptions::l2_prefetch_tiles = -1): in double precision,
-// on matrices whose sampled windows read at most kPrefetchMaxSectorsPerNnz sectors of x a
-// nonzero, each block asks the L2 for the block half a wave ahead (a wave: the blocks resident on
-// the whole GPU at once). Measured on an H100 (bench/results/2026-11-28-h100-session10/): 27-point
-// stencils and elasticity 1.07-1.12x, banded sigma = 100 1.09x, 3D Poisson 1.01-1.04x (0.09-0.18
-// sectors a nonzero); with random columns, R-MAT, power-law rows, a permuted Poisson matrix, a
-// wide band (0.6-1.0) and the circuit matrix (0.35) it lost 1-24 %, the L2 being already their
-// limit. Float products are bound by instructions and op T by the L2's atomics: neither gained.
-constexpr double kPrefetchMaxSectorsPerNnz = 0.25;
+// Op N's L2 prefetch (KernelOptions::l2_prefetch_tiles) is off unless asked for. Session 10 turned
+// it on for regular double matrices (the block half a wave ahead: 1.07-1.13x on an H100). Once
+// the matrix loads became evict-first and the per-thread column sort went, it cost 1-10 % on
+// the same matrices on an H100 and an H200 (bench/results/2026-11-28-session11/, runs C, D).
 
 inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
@@ -119,7 +113,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
  public:
   HolaKernel(HolaConfig config, bool is_default, bool deterministic, int transpose_variant,
              std::int64_t carry_path_max_nnz, std::int64_t fused_fixup_max_blocks,
-             int prefetch_ahead, int experiment = 0)
+             int prefetch_ahead)
       : config_(config),
         is_default_(is_default),
         deterministic_(deterministic),
@@ -127,8 +121,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
         fused_fixup_max_blocks_(fused_fixup_max_blocks < 0 ? config.threads
                                                            : fused_fixup_max_blocks),
         t_variant_(transpose_variant),
-        prefetch_option_(prefetch_ahead),
-        experiment_(experiment) {}
+        prefetch_n_(std::max(prefetch_ahead, 0)) {}
 
   // "hola" for the default configuration, "hola:<threads>x<nnz_per_thread>" otherwise.
   std::string name() const override {
@@ -189,7 +182,6 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
           });
         }
       });
-      choose_prefetch(s);
       HOLA_CUDA_CHECK(cudaStreamSynchronize(s));
     }
     ready_ = true;
@@ -230,7 +222,6 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
     args.num_blocks = num_blocks_;
     args.vector_loads = aligned16(A_.values) && aligned16(A_.col_idx);
     args.prefetch_ahead = prefetch_n_;  // read by op N only
-    args.experiment = experiment_;
     if (op == Op::N)
       launch_n(args, s);
     else
@@ -240,58 +231,13 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
   HolaConfig config() const { return config_; }
 
   std::string tuning(Op op) const override {
-    if (op != Op::N) return {};
-    std::string note = prefetch_n_ > 0
-                           ? "L2 prefetch " + std::to_string(prefetch_n_) + " blocks ahead"
-                           : "no L2 prefetch";
-    if (x_sectors_per_nnz_ >= 0) {
-      char ratio[32];
-      std::snprintf(ratio, sizeof ratio, "%.3f", x_sectors_per_nnz_);
-      note += std::string(" (x sectors a nonzero ") + ratio + ")";
-    }
-    return note;
+    if (op != Op::N || prefetch_n_ <= 0) return {};
+    return "L2 prefetch " + std::to_string(prefetch_n_) + " blocks ahead";
   }
 
  private:
   std::int64_t nnz_per_block() const {
     return std::int64_t(config_.threads) * config_.nnz_per_thread;
-  }
-
-  // Op N's prefetch distance (prefetch_n_), at setup before the stream is synchronised.
-  void choose_prefetch(cudaStream_t s) {
-    prefetch_n_ = std::max(prefetch_option_, 0);
-    x_sectors_per_nnz_ = -1;
-    if (prefetch_option_ >= 0 || sizeof(V) != 8) return;
-    int wave = 0;
-    with_config(config_, [&](auto threads, auto npt) {
-      constexpr int kT = decltype(threads)::value, kN = decltype(npt)::value;
-      const std::size_t bytes = n_kernel_shared_bytes<V, kT, kN>();
-      int per_sm = 0;
-      if (carry_n_)
-        HOLA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, spmv_n_kernel<V, I, O, kT, kN, true>, kT, bytes));
-      else
-        HOLA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, spmv_n_kernel<V, I, O, kT, kN, false>, kT, bytes));
-      wave = per_sm * sm_count_;
-    });
-    const int distance = wave / 2;
-    // Without a block that far ahead there is nothing to prefetch: no sample either.
-    constexpr std::int64_t kWindow = std::int64_t(kSectorSampleThreads) * kSectorSampleItems;
-    if (distance <= 0 || num_blocks_ <= distance || A_.nnz < kWindow * kSectorSampleWindows) return;
-    cuda::StreamScratch distinct(sizeof(unsigned long long), s);
-    HOLA_CUDA_CHECK(
-        cudaMemsetAsync(distinct.as<unsigned long long>(), 0, sizeof(unsigned long long), s));
-    x_sector_sample_kernel<V, I><<<kSectorSampleWindows, kSectorSampleThreads, 0, s>>>(
-        A_.col_idx, A_.nnz, kSectorSampleWindows, distinct.as<unsigned long long>());
-    HOLA_CUDA_CHECK_LAUNCH("hola x sector sample");
-    unsigned long long count = 0;
-    HOLA_CUDA_CHECK(cudaMemcpyAsync(&count, distinct.as<unsigned long long>(), sizeof count,
-                                    cudaMemcpyDeviceToHost, s));
-    HOLA_CUDA_CHECK(cudaStreamSynchronize(s));
-    x_sectors_per_nnz_ =
-        static_cast<double>(count) / static_cast<double>(kWindow * kSectorSampleWindows);
-    if (x_sectors_per_nnz_ <= kPrefetchMaxSectorsPerNnz) prefetch_n_ = distance;
   }
 
   // y_out = beta * y_in, nothing to do in place with beta == 1.
@@ -363,10 +309,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
   std::int64_t fused_fixup_max_blocks_;
   bool carry_n_ = false;
   int t_variant_;                  // TransposeVariant
-  int prefetch_option_;            // KernelOptions::l2_prefetch_tiles
-  int prefetch_n_ = 0;             // blocks ahead, op N (0: none)
-  int experiment_ = 0;
-  double x_sectors_per_nnz_ = -1;  // sampled at setup for the default prefetch (-1: not sampled)
+  int prefetch_n_ = 0;  // blocks ahead, op N (0: none; KernelOptions::l2_prefetch_tiles)
   bool ready_ = false;
   CsrView<V, I, O> A_{};
   std::int64_t num_blocks_ = 0;
@@ -410,8 +353,7 @@ SpmvKernelPtr<V, I, O> make_hola(const KernelOptions& options) {
                           (variant == -1 || variant == kDefaultTransposeVariant);
   return std::make_unique<HolaKernel<V, I, O>>(
       config, is_default, options.deterministic, variant == -1 ? kDefaultTransposeVariant : variant,
-      options.carry_path_max_nnz, options.fused_fixup_max_tiles, options.l2_prefetch_tiles,
-      options.hola_experiment);
+      options.carry_path_max_nnz, options.fused_fixup_max_tiles, options.l2_prefetch_tiles);
 }
 
 }  // namespace hola::gpu

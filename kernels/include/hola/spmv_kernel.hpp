@@ -42,11 +42,9 @@ struct KernelOptions {
   std::int64_t fused_fixup_max_tiles = -1;
   // hola op N: each block asks the L2 for the column indices and values of the block this many
   // blocks ahead of its own, so that DRAM is read ahead of the blocks that will need them.
-  // -1: the kernel's choice (docs/kernels.md); 0: never.
+  // -1: the kernel's choice, which is now never (measured slower since the matrix loads are
+  // evict-first: docs/kernels.md); 0: never.
   int l2_prefetch_tiles = -1;
-  // EXPERIMENT (hola op N): bit 0 no column sort, bit 1 streaming matrix loads, bit 2 x loads
-  // with an L2 evict-last hint.
-  int hola_experiment = 0;
 };
 
 template <class V, class I, class O>
