@@ -308,7 +308,7 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
   // Carry path: products of at most this many blocks add the carries in their last block.
   std::int64_t fused_fixup_max_blocks_;
   bool carry_n_ = false;
-  int t_variant_;                  // TransposeVariant
+  int t_variant_;       // TransposeVariant
   int prefetch_n_ = 0;  // blocks ahead, op N (0: none; KernelOptions::l2_prefetch_tiles)
   bool ready_ = false;
   CsrView<V, I, O> A_{};
