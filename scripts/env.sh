@@ -17,6 +17,9 @@ gpu_arch() {
 # else ../commit (an export unpacked beside that file).
 hola_commit() {
   if [ -n "${HOLA_COMMIT:-}" ]; then echo "$HOLA_COMMIT"; return; fi
+  # .carry/commit (git-ignored) names the tree sent to the device machine, whose copy of .git may
+  # still point at an older HEAD (seen 2026-11-28: results recorded 34abac5 for a later tree).
+  if [ -s "$HOLA_ROOT/.carry/commit" ]; then cat "$HOLA_ROOT/.carry/commit"; return; fi
   # Only a checkout of its own: an export (git archive) unpacked inside another repository would
   # otherwise report that repository's HEAD.
   if [ "$(git -C "$HOLA_ROOT" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$HOLA_ROOT" && pwd -P)" ]; then

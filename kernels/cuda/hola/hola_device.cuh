@@ -22,7 +22,7 @@
 //              of every thread whose first nonzero is in the row, and sets the row's end bit in
 //              the owning thread's bit mask; empty rows flag their warp;
 //           3. each thread gathers x for its nonzeros in their CSR order (the paper's per-thread
-//              column sort, meant for Pascal, cost 3-25 % on Hopper: see gather_x), multiplies,
+//              column sort, meant for Pascal, costs time on Hopper: see gather_x), multiplies,
 //              and sums along its bit mask; every closed row segment is stored to a shared row
 //              buffer (each row exactly once, by its last thread);
 //              flagged warps (empty rows in their range) do not count rows along the mask but
@@ -202,9 +202,9 @@ __device__ __forceinline__ void striped_to_blocked(uint4 (&v)[N], int lane) {
 // NPT consecutive elements per lane of a full warp tile, loaded with 16-byte coalesced loads.
 // issue() starts the loads; finish() transposes, so that other work can hide the latency. Only
 // the matrix arrays come through here: each element is read once, so the loads are evict-first
-// (__ldcs), which leaves the L2 to x and y. On an H100 and an H200 this made op N 1-19 % faster
-// (27-point, elasticity, banded, circuit and permuted matrices) and op T up to 15 % on the circuit
-// and permuted matrices (bench/results/2026-11-28-session11/).
+// (__ldcs), which leaves the L2 to x and y. Alone, on an H200, this made op N up to 12 % faster
+// on the irregular matrices (circuit, renumbered Poisson) and changed little on the others; op T
+// up to 14 % on the same matrices, on an H100 and an H200 (bench/results/2026-11-28-session11/).
 template <int NPT, class T>
 struct WarpTile {
   static constexpr int kPerVector = 16 / static_cast<int>(sizeof(T));
@@ -310,8 +310,8 @@ __device__ __forceinline__ bool is_sorted(const K (&key)[N]) {
 // x cannot reach padding). The gathers go in CSR order: sorting a thread's columns first (the
 // paper's §3.2, for Pascal) changes no product but cost the sorting network twice (there and
 // back) in nearly every warp, since most warps hold a thread that spans a row end. Without it, on
-// an H100 and an H200, op N was 1-13 % faster in double and 11-36 % in float on the regular
-// matrices, and within the noise on the others (bench/results/2026-11-28-session11/, runs B-D).
+// an H100 and an H200, op N was 1-13 % faster in double and 10-32 % in float on the regular
+// matrices, and about the same on the others (bench/results/2026-11-28-session11/, runs B-D).
 template <int NPT, class V, class I>
 __device__ __forceinline__ void gather_x(const I (&cols)[NPT], int valid, const V* __restrict__ x,
                                          V (&xv)[NPT]) {

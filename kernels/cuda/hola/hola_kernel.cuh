@@ -103,7 +103,7 @@ constexpr std::int64_t kCarryPathMaxNnz = std::int64_t(1) << 21;
 
 // Op N's L2 prefetch (KernelOptions::l2_prefetch_tiles) is off unless asked for. Session 10 turned
 // it on for regular double matrices (the block half a wave ahead: 1.07-1.13x on an H100). Once
-// the matrix loads became evict-first and the per-thread column sort went, it cost 1-10 % on
+// the matrix loads became evict-first and the per-thread column sort went, it cost 1-11 % on
 // the same matrices on an H100 and an H200 (bench/results/2026-11-28-session11/, runs C, D).
 
 inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
