@@ -13,8 +13,8 @@ gpu_arch() {
   echo "${arch:-90}"
 }
 
-# The commit that results are recorded under: HOLA_COMMIT, else git's HEAD, else .carry/commit,
-# else ../commit (an export unpacked beside that file).
+# The commit that results are recorded under: HOLA_COMMIT, else .carry/commit (written before a
+# device run), else git's HEAD, else ../commit (an export unpacked beside that file).
 hola_commit() {
   if [ -n "${HOLA_COMMIT:-}" ]; then echo "$HOLA_COMMIT"; return; fi
   # .carry/commit (git-ignored) names the tree sent to the device machine, whose copy of .git may
