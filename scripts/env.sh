@@ -26,8 +26,7 @@ hola_commit() {
     git -C "$HOLA_ROOT" rev-parse HEAD
     return
   fi
-  cat "$HOLA_ROOT/.carry/commit" 2>/dev/null || cat "$HOLA_ROOT/../commit" 2>/dev/null ||
-    echo unknown
+  cat "$HOLA_ROOT/../commit" 2>/dev/null || echo unknown
 }
 
 # The device scripts' output folder: OUT (default ./device-out), created.

@@ -141,6 +141,8 @@ def floor_table(names, kernels):
 
 
 if __name__ == "__main__":
+    print("# made by `python3 bench/results/2026-11-28-session11/summary.py > summary.txt` from the"
+          " JSON files of runs A-E; each section names its commit, GPU and command\n")
     config_sweep()
     compare(["B-exp-1.json.gz", "B-exp-2.json.gz"], "hola",
             ["hola:exp=1", "hola:exp=2", "hola:exp=3", "hola:exp=4", "hola:exp=7", "cusparse"])
