@@ -67,6 +67,10 @@ RowKernelFn<V, I, O> vector_rows_fn(int width) {
   }
 }
 
+inline bool valid_lanes_per_row(int lanes) {
+  return lanes == 2 || lanes == 4 || lanes == 8 || lanes == 16 || lanes == 32;
+}
+
 // Matrices whose rows hold at most this many entries on average take `scalar`'s op N with the
 // overlapped tail (strided_dot); measured on an H100 (bench/results/2026-11-27-h100-scalar-tail-*).
 constexpr std::int64_t kScalarShortRowMean = 8;
@@ -128,6 +132,11 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
   VectorKernel(const KernelOptions& options, std::string name, int lanes_per_row)
       : Base(options, std::move(name)), forced_width_(lanes_per_row) {
     this->deterministic_transpose_ = true;  // the column gather
+    if (forced_width_ == 0) forced_width_ = options.lanes_per_row;
+    if (forced_width_ != 0 && !valid_lanes_per_row(forced_width_))
+      fail(status::invalid_argument, this->name_ +
+                                         ": lanes per row must be 0, 2, 4, 8, 16 or 32, got " +
+                                         std::to_string(forced_width_));
   }
 
   void setup(const CsrView<V, I, O>& A, void* /*stream*/) override {
@@ -195,8 +204,7 @@ template <class V, class I, class O>
 SpmvKernelPtr<V, I, O> make_vector_adaptive_forced(const KernelOptions& options,
                                                    int lanes_per_row) {
   if (lanes_per_row == 0) return make_vector_adaptive<V, I, O>(options);
-  if (lanes_per_row != 2 && lanes_per_row != 4 && lanes_per_row != 8 && lanes_per_row != 16 &&
-      lanes_per_row != 32)
+  if (!cuda::rowwise::valid_lanes_per_row(lanes_per_row))
     fail(status::invalid_argument,
          "vector_adaptive: lanes per row must be 0, 2, 4, 8, 16 or 32, got " +
              std::to_string(lanes_per_row));

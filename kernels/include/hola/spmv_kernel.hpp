@@ -45,6 +45,8 @@ struct KernelOptions {
   // -1: the kernel's choice, which is now never (measured slower since the matrix loads are
   // evict-first: docs/kernels.md); 0: never.
   int l2_prefetch_tiles = -1;
+  // vector-adaptive: lanes per row, 2, 4, 8, 16 or 32, for both ops; 0: the kernel's rule.
+  int lanes_per_row = 0;
 };
 
 template <class V, class I, class O>
