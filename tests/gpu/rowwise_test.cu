@@ -154,6 +154,38 @@ TYPED_TEST(RowwiseTest, AdaptiveEveryWidth) {
     check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make, {});
 }
 
+// vector-adaptive's width from the mean row length (about six entries a lane), and
+// KernelOptions::lanes_per_row forcing it: the width setup chose, as tuning() reports it, and
+// the products right with the forced width.
+TYPED_TEST(RowwiseTest, AdaptiveWidthRuleAndOption) {
+  HOLA_TYPES;
+  const std::vector<std::pair<gen::Csr64, std::string>> cases = {
+      {gen::poisson2d(64, 64), "2 lanes per row"},               // mean 4.9
+      {gen::random_rect(2000, 4000, 16, 7), "2 lanes per row"},  // 16, below 6 * 2^1.5
+      {gen::stencil27(16, 16, 16), "4 lanes per row"},           // 23.9
+      {gen::random_rect(2000, 4000, 40, 7), "8 lanes per row"},
+      {gen::random_rect(2000, 4000, 100, 7), "16 lanes per row"},
+      {gen::random_rect(500, 4000, 200, 7), "32 lanes per row"}};
+  for (const auto& [A64, expected] : cases) {
+    KernelOnMatrix<DeviceMemory, V, I, O> k(A64, gpu::make_vector_adaptive<V, I, O>, {}, nullptr);
+    EXPECT_EQ(k.kernel->tuning(Op::N), expected) << A64.rows << " x " << A64.cols;
+  }
+  KernelOptions forced;
+  forced.lanes_per_row = 8;
+  {
+    KernelOnMatrix<DeviceMemory, V, I, O> k(gen::poisson2d(64, 64),
+                                            gpu::make_vector_adaptive<V, I, O>, forced, nullptr);
+    EXPECT_EQ(k.kernel->tuning(Op::N), "8 lanes per row");
+  }
+  check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), gpu::make_vector_adaptive<V, I, O>,
+                                                forced);
+  for (int bad : {1, 3, 64, -2}) {
+    KernelOptions wrong;
+    wrong.lanes_per_row = bad;
+    EXPECT_THROW((gpu::make_vector_adaptive<V, I, O>(wrong)), hola::error) << bad;
+  }
+}
+
 TYPED_TEST(RowwiseTest, BlockSizes) {
   HOLA_TYPES;
   for (int threads : {32, 1024}) {

@@ -247,7 +247,7 @@ class GatherTranspose {
       index_ = ColumnIndex<I, O>{};
       return;
     }
-    width_ = adaptive_lanes_per_row(A.cols, A.nnz);  // from the mean column length
+    width_ = cusp_lanes_per_row(A.cols, A.nnz);      // from the mean column length
     fn_ = gather_columns_fn<V, I, O, true>(width_);  // until the index shows no long column
     threads_ = threads_per_block;
     grid_ = grid_size(A.cols, threads_per_block / width_, kMaxGridBlocks);

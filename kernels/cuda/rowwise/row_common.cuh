@@ -353,13 +353,32 @@ class RowKernelBase : public SpmvKernel<V, I, O> {
 };
 
 // CUSP's csr_vector rule: the smallest width of 2, 4, 8, 16, 32 lanes at least the (truncated)
-// mean row length, so most rows take one step of the vector.
-inline int adaptive_lanes_per_row(std::int64_t rows, std::int64_t nnz) {
+// mean row length, so most rows take one step of the vector. The column gather's width.
+inline int cusp_lanes_per_row(std::int64_t rows, std::int64_t nnz) {
   const std::int64_t mean = rows > 0 ? nnz / rows : 0;
   if (mean <= 2) return 2;
   if (mean <= 4) return 4;
   if (mean <= 8) return 8;
   if (mean <= 16) return 16;
+  return 32;
+}
+
+// vector-adaptive's width: about six entries per lane, the power of two in [2, 32] nearest to
+// mean / 6 on a log scale. Narrow vectors put 32 / width consecutive rows in each warp step, so
+// where neighbouring rows have neighbouring columns (stencils, banded and FEM matrices) their x
+// loads and, for op T, their atomics fall into fewer sectors than one row's would. Measured on
+// an H200 (bench/results/2026-11-28-session12/, run A), every width forced on 24 matrices: on
+// 27-point stencils (26 entries a row) 4 lanes took op N from 0.53x cuSPARSE (CUSP's rule: 32
+// lanes) to 1.13-1.29x and op T from 0.82-0.91x to 1.23-1.62x; 8-16 lanes suit 3D elasticity
+// (81), 2 lanes Poisson (5-7). Where columns are scattered (random, R-MAT), wider is better, but
+// there `hola` or cuSPARSE wins anyway and the selector picks them.
+inline int adaptive_lanes_per_row(std::int64_t rows, std::int64_t nnz) {
+  const double mean = rows > 0 ? static_cast<double>(nnz) / static_cast<double>(rows) : 0.0;
+  // Bounds: 6 * 2^(k + 1/2), the geometric midpoints between 6 * 2^k and 6 * 2^(k + 1).
+  if (mean < 16.97) return 2;
+  if (mean < 33.94) return 4;
+  if (mean < 67.88) return 8;
+  if (mean < 135.76) return 16;
   return 32;
 }
 

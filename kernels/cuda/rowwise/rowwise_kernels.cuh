@@ -2,7 +2,7 @@
 //  - scalar: one thread per row. Good for very short rows; loads are not coalesced.
 //  - vector: one warp (32 lanes) per row, coalesced loads, shuffle reduction. Good for long rows.
 //  - vector_adaptive: Width = 2, 4, 8, 16 or 32 lanes per row, picked at setup from the mean
-//    row length with CUSP's rule (see adaptive_lanes_per_row).
+//    row length, about six entries a lane (see adaptive_lanes_per_row).
 // Op N sums each row in a fixed order: bitwise reproducible. Op T scatters with atomicAdd into y
 // pre-scaled by beta: not reproducible. On small matrices, and at every size in deterministic
 // mode, op T is one gather launch over a column index instead (gather_transpose.cuh).
@@ -150,6 +150,12 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
   }
 
   std::size_t workspace_bytes() const override { return gather_.bytes(); }
+
+  std::string tuning(Op op) const override {
+    if (!this->ready_) return {};
+    if (op == Op::T && gather_.active()) return "column gather";
+    return std::to_string(width_) + " lanes per row";
+  }
 
   void apply(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out, void* stream) override {
     this->check_apply(op, x, beta, y_in, y_out);

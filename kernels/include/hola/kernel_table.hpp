@@ -98,7 +98,7 @@ HOLA_GPU_ROW(Scalar, "scalar", "one thread per row", n_and_t, mixed, none,
              gpu::make_scalar<V, I, O>(options));
 HOLA_GPU_ROW(Vector, "vector", "one warp per row", n_and_t, mixed, none,
              gpu::make_vector<V, I, O>(options));
-HOLA_GPU_ROW(VectorAdaptive, "vector-adaptive", "2-32 lanes per row from the mean row length",
+HOLA_GPU_ROW(VectorAdaptive, "vector-adaptive", "2-32 lanes per row, about 6 entries a lane",
              n_and_t, mixed, none, gpu::make_vector_adaptive<V, I, O>(options));
 HOLA_GPU_ROW(Cusparse, "cusparse", "cuSPARSE cusparseSpMV CSR_ALG1", none, equal, kept,
              gpu::make_cusparse<V, I, O>(options, 1));
