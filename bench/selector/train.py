@@ -508,7 +508,7 @@ def cross_validate(
     auto's times, repeated with `repeats` fold assignments (seeds seed, seed + 1, ...); the
     scores are the means over the repeats. tie_tolerance: hmean differences that tie (None:
     the standard error of the leader's, over the held-out folds). Returns (best, every config's
-    scores)."""
+    scores, the tied configs simplest first: best is the first)."""
     X32 = X.astype(np.float32)
     slowdown = prepare(times)
     trial = objective == "race"
@@ -581,14 +581,41 @@ def cross_validate(
     if tie_tolerance is None:  # the one-standard-error rule (Breiman et al., CART)
         tie_tolerance = leader["cv_standard_error"]
     tied = [c for c in candidates if c["cv_oracle_ratio_hmean"] >= top - tie_tolerance - 1e-12]
-    best = min(
-        tied,
-        key=lambda c: (c["cv_leaves"], -c["min_gap"], -c["min_samples_leaf"], c["max_depth"]),
+    tied.sort(
+        key=lambda c: (c["cv_leaves"], -c["min_gap"], -c["min_samples_leaf"], c["max_depth"])
     )
-    best = dict(
-        best, cv_best_oracle_ratio_hmean=top, cv_tie_tolerance=tie_tolerance, cv_tied=len(tied)
-    )
-    return best, scores
+    tied = [
+        dict(c, cv_best_oracle_ratio_hmean=top, cv_tie_tolerance=tie_tolerance, cv_tied=len(tied))
+        for c in tied
+    ]
+    return tied[0], scores, tied
+
+
+def steadiest_tied_tree(tied, X32, slowdown, names, times, dataset, sweep_entries, objective):
+    """Of the configs that tie in cross-validation (simplest first), the first whose tree, grown
+    on these (training) matrices, has the fewest family-sweep flags in the size-only series
+    (poisson2d / 3d, stencil27, ...): a pick that changes with the size alone, where the measured
+    best does not, is a cut the data did not ask for (the float op T tree of session 12's first
+    training switched Poisson 3D between scalar and vector-adaptive at 1.4 M rows). Held-out
+    matrices take no part. Returns (config, root, leaves), config with `size_only_flags`."""
+    chosen = None
+    for c in tied:
+        model = fit(
+            c["kind"],
+            c["max_depth"],
+            c["min_samples_leaf"],
+            X32,
+            slowdown,
+            objective,
+            c["min_gap"],
+        )
+        root, leaves = build_tree(model, X32, slowdown)
+        size_only = sweep_flag_counts(family_sweep(root, names, times, dataset, sweep_entries))[0]
+        if chosen is None or size_only < chosen[0]:
+            chosen = (size_only, dict(c, size_only_flags=size_only), root, leaves)
+        if size_only == 0:
+            break
+    return chosen[1], chosen[2], chosen[3]
 
 
 def hand_rule(precision, op, m):
@@ -1063,7 +1090,7 @@ def main():
         else:
             if len(tr) == 0:
                 continue
-            best, _ = cross_validate(
+            _, _, tied = cross_validate(
                 X[tr],
                 times[tr],
                 nnz[tr],
@@ -1075,17 +1102,17 @@ def main():
                 args.tie_tolerance,
                 args.jobs,
             )
-            slowdown = prepare(times)
-            model = fit(
-                best["kind"],
-                best["max_depth"],
-                best["min_samples_leaf"],
+            train_names = [names[i] for i in tr]
+            best, root, leaves = steadiest_tied_tree(
+                tied,
                 X32[tr],
-                slowdown[tr],
+                prepare(times)[tr],
+                train_names,
+                times[tr],
+                dataset,
+                sweep_entries,
                 args.objective,
-                best["min_gap"],
             )
-            root, leaves = build_tree(model, X32[tr], slowdown[tr])
         entry = dict(best, leaves=leaves, n_train=int(len(tr)), n_test=int(len(te)))
         pairs = predict(root, X32)
         got = auto_times(pairs, times)
