@@ -368,8 +368,8 @@ inline int cusp_lanes_per_row(std::int64_t rows, std::int64_t nnz) {
 // where neighbouring rows have neighbouring columns (stencils, banded and FEM matrices) their x
 // loads and, for op T, their atomics fall into fewer sectors than one row's would. Measured on
 // an H200 (bench/results/2026-11-28-session12/, run A), every width forced on 24 matrices: on
-// 27-point stencils (26 entries a row) 4 lanes took op N from 0.53x cuSPARSE (CUSP's rule: 32
-// lanes) to 1.13-1.29x and op T from 0.82-0.91x to 1.23-1.62x; 8-16 lanes suit 3D elasticity
+// 27-point stencils (26 entries a row) 4 lanes took op N from 0.36-0.67x cuSPARSE (CUSP's rule:
+// 32 lanes) to 1.06-1.29x and op T from 0.82-0.91x to 1.23-1.62x; 8-16 lanes suit 3D elasticity
 // (81), 2 lanes Poisson (5-7). Where columns are scattered (random, R-MAT), wider is better, but
 // there `hola` or cuSPARSE wins anyway and the selector picks them.
 inline int adaptive_lanes_per_row(std::int64_t rows, std::int64_t nnz) {
