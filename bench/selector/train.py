@@ -507,8 +507,8 @@ def cross_validate(
     """Best (kind, depth, min_leaf, min_gap) of `grid` by k-fold CV (one sample per matrix), on
     auto's times, repeated with `repeats` fold assignments (seeds seed, seed + 1, ...); the
     scores are the means over the repeats. tie_tolerance: hmean differences that tie (None:
-    the standard error of the leader's, over the held-out folds). Returns (best, every config's
-    scores, the tied configs simplest first: best is the first)."""
+    the standard error of the leader's, over the held-out folds). Returns (the tied configs,
+    simplest first, so the best first; every config's scores)."""
     X32 = X.astype(np.float32)
     slowdown = prepare(times)
     trial = objective == "race"
@@ -588,7 +588,7 @@ def cross_validate(
         dict(c, cv_best_oracle_ratio_hmean=top, cv_tie_tolerance=tie_tolerance, cv_tied=len(tied))
         for c in tied
     ]
-    return tied[0], scores, tied
+    return tied, scores
 
 
 def steadiest_tied_tree(tied, X32, slowdown, names, times, dataset, sweep_entries, objective):
@@ -1090,7 +1090,7 @@ def main():
         else:
             if len(tr) == 0:
                 continue
-            _, _, tied = cross_validate(
+            tied, _ = cross_validate(
                 X[tr],
                 times[tr],
                 nnz[tr],

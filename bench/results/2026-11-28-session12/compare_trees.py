@@ -30,7 +30,7 @@ def trees(files):
         X = ds.features(names)
         nnz = ds.nnz(names)
         tr = np.array([i for i, n in enumerate(names) if n in ts])
-        _, _, tied = T.cross_validate(X[tr], times[tr], nnz[tr], 5, 0, grid, "alone", 3, None, 2)
+        tied, _ = T.cross_validate(X[tr], times[tr], nnz[tr], 5, 0, grid, "alone", 3, None, 2)
         best, root, leaves = T.steadiest_tied_tree(
             tied,
             X.astype(np.float32)[tr],
