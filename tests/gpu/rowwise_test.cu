@@ -186,6 +186,37 @@ TYPED_TEST(RowwiseTest, AdaptiveWidthRuleAndOption) {
   }
 }
 
+// Op T's scatter with the products combined per column across the warp
+// (KernelOptions::transpose_combine): every forced width and the rule's, on the families and on
+// block-row matrices whose neighbouring rows share every column (so groups of up to 32 lanes
+// combine), NaN-poisoned outputs, every alpha / beta; tuning() says it; bad values throw.
+TYPED_TEST(RowwiseTest, TransposeCombine) {
+  HOLA_TYPES;
+  KernelOptions combined;
+  combined.gather_transpose_max_nnz = 0;  // the scatter at every size
+  combined.transpose_combine = 1;
+  std::vector<NamedMatrix> corpus = families();
+  corpus.push_back({"elasticity 6^3, 3 unknowns", gen::elasticity(6, 6, 6)});
+  corpus.push_back({"elasticity 4^3, 8 unknowns", gen::elasticity(4, 4, 4, 8)});
+  corpus.push_back({"elasticity 3^3, 32 unknowns", gen::elasticity(3, 3, 3, 32)});
+  for (KernelFactory<V, I, O> make :
+       {&gpu::make_vector_adaptive<V, I, O>, &make_adaptive_fixed<V, I, O, 2>,
+        &make_adaptive_fixed<V, I, O, 4>, &make_adaptive_fixed<V, I, O, 8>,
+        &make_adaptive_fixed<V, I, O, 16>, &gpu::make_vector<V, I, O>})
+    check_kernel_on_corpus<DeviceMemory, V, I, O>(corpus, make, combined);
+  {
+    KernelOnMatrix<DeviceMemory, V, I, O> k(gen::stencil27(16, 16, 16),
+                                            gpu::make_vector_adaptive<V, I, O>, combined, nullptr);
+    EXPECT_EQ(k.kernel->tuning(Op::T), "4 lanes per row, columns combined");
+    EXPECT_EQ(k.kernel->tuning(Op::N), "4 lanes per row");
+  }
+  for (int bad : {-2, 2, 7}) {
+    KernelOptions wrong;
+    wrong.transpose_combine = bad;
+    EXPECT_THROW((gpu::make_vector_adaptive<V, I, O>(wrong)), hola::error) << bad;
+  }
+}
+
 TYPED_TEST(RowwiseTest, BlockSizes) {
   HOLA_TYPES;
   for (int threads : {32, 1024}) {

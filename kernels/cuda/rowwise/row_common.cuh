@@ -199,14 +199,62 @@ __device__ __forceinline__ void vector_row_scatter(const RowArgs<V, I, O>& a, st
     atomicAdd(a.y_out + load_ro(a.col_idx + j), load_ro(a.values + j) * scaled_x);
 }
 
+// vector_row_scatter for a whole warp of 32 / Width rows, where lanes of one step that add into
+// the same column first sum their products (the lowest such lane adds the sum, the others add
+// nothing): one atomic per distinct column of the step instead of one per nonzero. Pays where
+// neighbouring rows share columns (block rows of FEM matrices with several unknowns per node,
+// stencils), costs a match and a vote per step where they do not. Every lane of the warp must
+// call it; the step loop runs until the warp's longest row is done.
+template <int Width, class V, class I, class O>
+__device__ __forceinline__ void vector_row_scatter_combined(const RowArgs<V, I, O>& a,
+                                                            std::int64_t row, O begin, O end,
+                                                            int lane) {
+  using U = std::make_unsigned_t<O>;
+  // 32-bit keys for 32-bit columns (a cheaper match); a lane without an entry gets a key above
+  // every column index (columns are below 2^31, or 2^63), unique to the lane.
+  using Key = std::conditional_t<sizeof(I) <= 4, unsigned, unsigned long long>;
+  const int lane_in_warp = static_cast<int>(threadIdx.x % kWarpSize);
+  const Key no_entry = ~Key(0) - static_cast<Key>(lane_in_warp);
+  const V scaled_x = begin < end ? a.alpha * load_ro(a.x + row) : V(0);
+  const U last = static_cast<U>(end);
+  for (U j = static_cast<U>(begin) + static_cast<U>(lane); __any_sync(kFullWarpMask, j < last);
+       j += Width) {
+    const bool has_entry = j < last;
+    I col = I(0);
+    V product = V(0);
+    if (has_entry) {
+      col = load_ro(a.col_idx + j);
+      product = load_ro(a.values + j) * scaled_x;
+    }
+    const unsigned peers =
+        __match_any_sync(kFullWarpMask, has_entry ? static_cast<Key>(col) : no_entry);
+    // The lowest lane of each group sums the others' products in lane order.
+    const bool adds = (peers & ((1u << lane_in_warp) - 1u)) == 0u;
+    unsigned others = adds ? peers & (peers - 1u) : 0u;
+    V sum = product;
+    while (__any_sync(kFullWarpMask, others != 0u)) {
+      const int source = others != 0u ? __ffs(static_cast<int>(others)) - 1 : lane_in_warp;
+      const V theirs = __shfl_sync(kFullWarpMask, product, source);
+      if (others != 0u) {
+        sum += theirs;
+        others &= others - 1u;
+      }
+    }
+    if (has_entry && adds) atomicAdd(a.y_out + col, sum);
+  }
+}
+
 // One row by one vector of Width lanes, op N or T. Every lane named in `mask` must call it
 // (inactive vectors pass active = false and do nothing but take part in the shuffles).
-template <int Width, bool Transpose, class V, class I, class O>
+// CombineColumns (op T, mask = the whole warp): vector_row_scatter_combined.
+template <int Width, bool Transpose, bool CombineColumns = false, class V, class I, class O>
 __device__ __forceinline__ void vector_process_row(const RowArgs<V, I, O>& a, std::int64_t row,
                                                    bool active, int lane, unsigned mask) {
   O begin, end;
   vector_row_bounds<Width>(a.row_ptr, row, active, lane, mask, begin, end);
-  if constexpr (Transpose) {
+  if constexpr (Transpose && CombineColumns) {
+    vector_row_scatter_combined<Width>(a, row, begin, end, lane);
+  } else if constexpr (Transpose) {
     vector_row_scatter<Width>(a, row, begin, end, lane);
   } else {
     V sum = vector_row_partial<Width>(a, begin, end, lane);
@@ -352,6 +400,11 @@ class RowKernelBase : public SpmvKernel<V, I, O> {
   int max_threads_per_sm_ = 0;
 };
 
+// Mean nonzeros per row (0 for no rows).
+inline double mean_row_length(std::int64_t rows, std::int64_t nnz) {
+  return rows > 0 ? static_cast<double>(nnz) / static_cast<double>(rows) : 0.0;
+}
+
 // CUSP's csr_vector rule: the smallest width of 2, 4, 8, 16, 32 lanes at least the (truncated)
 // mean row length, so most rows take one step of the vector. The column gather's width.
 inline int cusp_lanes_per_row(std::int64_t rows, std::int64_t nnz) {
@@ -373,7 +426,7 @@ inline int cusp_lanes_per_row(std::int64_t rows, std::int64_t nnz) {
 // (81), 2 lanes Poisson (5-7). Where columns are scattered (random, R-MAT), wider is better, but
 // there `hola` or cuSPARSE wins anyway and the selector picks them.
 inline int adaptive_lanes_per_row(std::int64_t rows, std::int64_t nnz) {
-  const double mean = rows > 0 ? static_cast<double>(nnz) / static_cast<double>(rows) : 0.0;
+  const double mean = mean_row_length(rows, nnz);
   // Bounds: 6 * 2^(k + 1/2), the geometric midpoints between 6 * 2^k and 6 * 2^(k + 1).
   if (mean < 16.97) return 2;
   if (mean < 33.94) return 4;
@@ -382,9 +435,5 @@ inline int adaptive_lanes_per_row(std::int64_t rows, std::int64_t nnz) {
   return 32;
 }
 
-// Mean nonzeros per row (0 for no rows).
-inline double mean_row_length(std::int64_t rows, std::int64_t nnz) {
-  return rows > 0 ? static_cast<double>(nnz) / static_cast<double>(rows) : 0.0;
-}
 
 }  // namespace hola::cuda::rowwise

@@ -39,29 +39,33 @@ __global__ __launch_bounds__(kMaxThreadsPerBlock) void scalar_rows_kernel(RowArg
   }
 }
 
-// One vector of Width lanes per row, grid-stride over the rows (VectorGrid).
-template <int Width, bool Transpose, class V, class I, class O>
+// One vector of Width lanes per row, grid-stride over the rows (VectorGrid). CombineColumns: op
+// T's products combined per column across the warp before the atomics (vector_process_row).
+template <int Width, bool Transpose, bool CombineColumns, class V, class I, class O>
 __global__ __launch_bounds__(kMaxThreadsPerBlock) void vector_rows_kernel(RowArgs<V, I, O> a) {
   const VectorGrid<Width> g;
   for (std::int64_t first = g.warp_first; first < a.rows; first += g.stride) {
     const std::int64_t row = first + g.vector_in_warp;
-    vector_process_row<Width, Transpose>(a, row, row < a.rows, g.lane, kFullWarpMask);
+    vector_process_row<Width, Transpose, CombineColumns>(a, row, row < a.rows, g.lane,
+                                                         kFullWarpMask);
   }
 }
 
-template <bool Transpose, class V, class I, class O>
+template <bool Transpose, bool CombineColumns, class V, class I, class O>
 RowKernelFn<V, I, O> vector_rows_fn(int width) {
   switch (width) {
     case 2:
-      return vector_rows_kernel<2, Transpose, V, I, O>;
+      return vector_rows_kernel<2, Transpose, CombineColumns, V, I, O>;
     case 4:
-      return vector_rows_kernel<4, Transpose, V, I, O>;
+      return vector_rows_kernel<4, Transpose, CombineColumns, V, I, O>;
     case 8:
-      return vector_rows_kernel<8, Transpose, V, I, O>;
+      return vector_rows_kernel<8, Transpose, CombineColumns, V, I, O>;
     case 16:
-      return vector_rows_kernel<16, Transpose, V, I, O>;
+      return vector_rows_kernel<16, Transpose, CombineColumns, V, I, O>;
     case 32:
-      return vector_rows_kernel<32, Transpose, V, I, O>;
+      // One row per warp step: its columns are distinct (or repeated within the row), so there
+      // is nothing to combine across rows.
+      return vector_rows_kernel<32, Transpose, false, V, I, O>;
     default:
       fail(status::internal, "vector kernel: unexpected width " + std::to_string(width));
   }
@@ -137,13 +141,19 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
       fail(status::invalid_argument, this->name_ +
                                          ": lanes per row must be 0, 2, 4, 8, 16 or 32, got " +
                                          std::to_string(forced_width_));
+    if (options.transpose_combine < -1 || options.transpose_combine > 1)
+      fail(status::invalid_argument,
+           this->name_ + ": transpose_combine must be -1, 0 or 1, got " +
+               std::to_string(options.transpose_combine));
   }
 
   void setup(const CsrView<V, I, O>& A, void* /*stream*/) override {
     this->take_view(A);
     width_ = forced_width_ != 0 ? forced_width_ : adaptive_lanes_per_row(A.rows, A.nnz);
-    n_fn_ = vector_rows_fn<false, V, I, O>(width_);
-    t_fn_ = vector_rows_fn<true, V, I, O>(width_);
+    combine_ = width_ < kWarpSize && this->options_.transpose_combine == 1;
+    n_fn_ = vector_rows_fn<false, false, V, I, O>(width_);
+    t_fn_ = combine_ ? vector_rows_fn<true, true, V, I, O>(width_)
+                     : vector_rows_fn<true, false, V, I, O>(width_);
     grid_ = grid_size(A.rows, this->threads_per_block_ / width_, kMaxGridBlocks);
     gather_.setup(A, this->options_, this->threads_per_block_);
     this->ready_ = true;
@@ -154,7 +164,8 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
   std::string tuning(Op op) const override {
     if (!this->ready_) return {};
     if (op == Op::T && gather_.active()) return "column gather";
-    return std::to_string(width_) + " lanes per row";
+    return std::to_string(width_) + " lanes per row" +
+           (op == Op::T && combine_ ? ", columns combined" : "");
   }
 
   void apply(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out, void* stream) override {
@@ -180,6 +191,7 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
  private:
   int forced_width_ = 0;
   int width_ = kWarpSize;
+  bool combine_ = false;  // op T scatter with the products combined per column (CombineColumns)
   RowKernelFn<V, I, O> n_fn_ = nullptr;
   RowKernelFn<V, I, O> t_fn_ = nullptr;
   unsigned grid_ = 1;
@@ -210,10 +222,7 @@ template <class V, class I, class O>
 SpmvKernelPtr<V, I, O> make_vector_adaptive_forced(const KernelOptions& options,
                                                    int lanes_per_row) {
   if (lanes_per_row == 0) return make_vector_adaptive<V, I, O>(options);
-  if (!cuda::rowwise::valid_lanes_per_row(lanes_per_row))
-    fail(status::invalid_argument,
-         "vector_adaptive: lanes per row must be 0, 2, 4, 8, 16 or 32, got " +
-             std::to_string(lanes_per_row));
+  // The constructor checks the width.
   return std::make_unique<cuda::rowwise::VectorKernel<V, I, O>>(
       options, "vector_adaptive_" + std::to_string(lanes_per_row), lanes_per_row);
 }

@@ -47,6 +47,10 @@ struct KernelOptions {
   int l2_prefetch_tiles = -1;
   // vector-adaptive: lanes per row, 2, 4, 8, 16 or 32, for both ops; 0: the kernel's rule.
   int lanes_per_row = 0;
+  // vector, vector-adaptive op T scatter at widths below 32 lanes: lanes of one warp step that
+  // add into the same column sum their products first, so each distinct column of the step takes
+  // one atomic. -1: the kernel's choice; 0: off; 1: on.
+  int transpose_combine = -1;
 };
 
 template <class V, class I, class O>
