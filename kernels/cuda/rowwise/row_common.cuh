@@ -405,6 +405,11 @@ inline double mean_row_length(std::int64_t rows, std::int64_t nnz) {
   return rows > 0 ? static_cast<double>(nnz) / static_cast<double>(rows) : 0.0;
 }
 
+// The vector widths the row kernels are compiled for.
+inline bool valid_lanes_per_row(int lanes) {
+  return lanes == 2 || lanes == 4 || lanes == 8 || lanes == 16 || lanes == 32;
+}
+
 // CUSP's csr_vector rule: the smallest width of 2, 4, 8, 16, 32 lanes at least the (truncated)
 // mean row length, so most rows take one step of the vector. The column gather's width.
 inline int cusp_lanes_per_row(std::int64_t rows, std::int64_t nnz) {
@@ -434,6 +439,5 @@ inline int adaptive_lanes_per_row(std::int64_t rows, std::int64_t nnz) {
   if (mean < 135.76) return 16;
   return 32;
 }
-
 
 }  // namespace hola::cuda::rowwise

@@ -71,10 +71,6 @@ RowKernelFn<V, I, O> vector_rows_fn(int width) {
   }
 }
 
-inline bool valid_lanes_per_row(int lanes) {
-  return lanes == 2 || lanes == 4 || lanes == 8 || lanes == 16 || lanes == 32;
-}
-
 // Matrices whose rows hold at most this many entries on average take `scalar`'s op N with the
 // overlapped tail (strided_dot); measured on an H100 (bench/results/2026-11-27-h100-scalar-tail-*).
 constexpr std::int64_t kScalarShortRowMean = 8;
@@ -142,9 +138,8 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
                                          ": lanes per row must be 0, 2, 4, 8, 16 or 32, got " +
                                          std::to_string(forced_width_));
     if (options.transpose_combine < -1 || options.transpose_combine > 1)
-      fail(status::invalid_argument,
-           this->name_ + ": transpose_combine must be -1, 0 or 1, got " +
-               std::to_string(options.transpose_combine));
+      fail(status::invalid_argument, this->name_ + ": transpose_combine must be -1, 0 or 1, got " +
+                                         std::to_string(options.transpose_combine));
   }
 
   void setup(const CsrView<V, I, O>& A, void* /*stream*/) override {

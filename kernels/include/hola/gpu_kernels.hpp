@@ -34,7 +34,10 @@ SpmvKernelPtr<V, I, O> make_scalar(const KernelOptions& options);  // thread per
 template <class V, class I, class O>
 SpmvKernelPtr<V, I, O> make_vector(const KernelOptions& options);  // warp per row
 template <class V, class I, class O>
-SpmvKernelPtr<V, I, O> make_vector_adaptive(const KernelOptions& options);  // CUSP-style width
+SpmvKernelPtr<V, I, O> make_vector_adaptive(const KernelOptions& options);  // 2-32 lanes per row
+// Consecutive rows with identical column lists (PETSc's inodes) taken together by one vector.
+template <class V, class I, class O>
+SpmvKernelPtr<V, I, O> make_inode(const KernelOptions& options);
 // cuSPARSE cusparseSpMV; alg 1 = CUSPARSE_SPMV_CSR_ALG1, 2 = CSR_ALG2.
 template <class V, class I, class O>
 SpmvKernelPtr<V, I, O> make_cusparse(const KernelOptions& options, int alg);

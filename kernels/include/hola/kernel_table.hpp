@@ -100,6 +100,10 @@ HOLA_GPU_ROW(Vector, "vector", "one warp per row", n_and_t, mixed, none,
              gpu::make_vector<V, I, O>(options));
 HOLA_GPU_ROW(VectorAdaptive, "vector-adaptive", "2-32 lanes per row, about 6 entries a lane",
              n_and_t, mixed, none, gpu::make_vector_adaptive<V, I, O>(options));
+HOLA_GPU_ROW(Inode, "inode",
+             "consecutive rows with one column list (PETSc's inodes) taken together, up to 4 a "
+             "vector",
+             n, mixed, kept, gpu::make_inode<V, I, O>(options));
 HOLA_GPU_ROW(Cusparse, "cusparse", "cuSPARSE cusparseSpMV CSR_ALG1", none, equal, kept,
              gpu::make_cusparse<V, I, O>(options, 1));
 HOLA_GPU_ROW(CusparseAlg2, "cusparse-alg2", "cuSPARSE cusparseSpMV CSR_ALG2 (deterministic op N)",
@@ -113,7 +117,7 @@ HOLA_GPU_ROW(CusparseAlg2, "cusparse-alg2", "cuSPARSE cusparseSpMV CSR_ALG2 (det
 // The table, in the order of `hola-bench --list-kernels` and docs/kernels.md.
 using KernelTable =
     std::tuple<rows::Cpu, rows::Hola, rows::Merge, rows::Light, rows::Scalar, rows::Vector,
-               rows::VectorAdaptive, rows::Cusparse, rows::CusparseAlg2>;
+               rows::VectorAdaptive, rows::Inode, rows::Cusparse, rows::CusparseAlg2>;
 
 // Calls f(Row{}) for every row of the table, in order.
 template <class F>

@@ -45,7 +45,8 @@ struct KernelOptions {
   // -1: the kernel's choice, which is now never (measured slower since the matrix loads are
   // evict-first: docs/kernels.md); 0: never.
   int l2_prefetch_tiles = -1;
-  // vector-adaptive: lanes per row, 2, 4, 8, 16 or 32, for both ops; 0: the kernel's rule.
+  // vector-adaptive (lanes per row) and inode (lanes per group of rows): 2, 4, 8, 16 or 32, for
+  // both ops; 0: the kernel's rule (about six entries a lane).
   int lanes_per_row = 0;
   // vector, vector-adaptive op T scatter at widths below 32 lanes: lanes of one warp step that
   // add into the same column sum their products first, so each distinct column of the step takes
