@@ -26,6 +26,7 @@ constexpr const char* kScalar = rows::Scalar::family.name;
 constexpr const char* kHola = rows::Hola::family.name;
 constexpr const char* kVendor = rows::Cusparse::family.name;  // also the race's baseline
 constexpr const char* kCpu = rows::Cpu::family.name;
+constexpr const char* kInode = rows::Inode::family.name;
 
 // Whether the family can take these index types (vendor_available: index type == offset type).
 bool can_take(const std::string& name, bool vendor_available) {
@@ -117,6 +118,20 @@ KernelSelection adjust_transpose_for_short_rows(KernelSelection chosen, Op op, b
   return chosen;
 }
 
+KernelSelection prefer_row_groups(KernelSelection chosen, Op op, const MatrixFeatures& features) {
+  const StructureStats& c = features.structure;
+  const double same = c.fraction(c.neighbor_same);
+  if (same < kRowGroupsMinSameFraction || chosen.name == kInode ||
+      (op == Op::T && c.nnz < kRowGroupsTransposeMinNnz))
+    return chosen;
+  std::ostringstream why;
+  why << "; " << same << " of the nonzeros repeat the row above (block rows) -> " << kInode;
+  chosen.reason += why.str();
+  chosen.alternatives = {chosen.name};
+  chosen.name = kInode;
+  return chosen;
+}
+
 template <class V, class I, class O>
 KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>& A, void* stream) {
   if (A.memory == Memory::host) {
@@ -142,11 +157,14 @@ KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>
   fail(status::no_device, "auto on a device matrix needs a build of Hola with CUDA");
 #endif
   const bool single = std::is_same_v<V, float>, vendor = std::is_same_v<I, O>;
-  choice.n = adjust_for_offset_width(select_device_kernel(Op::N, single, vendor, choice.features),
-                                     Op::N, sizeof(O) == 8, A.nnz);
-  choice.t =
+  choice.n = prefer_row_groups(
+      adjust_for_offset_width(select_device_kernel(Op::N, single, vendor, choice.features), Op::N,
+                              sizeof(O) == 8, A.nnz),
+      Op::N, choice.features);
+  choice.t = prefer_row_groups(
       adjust_transpose_for_short_rows(select_device_kernel(Op::T, single, vendor, choice.features),
-                                      Op::T, sizeof(O) == 8, choice.features.lengths);
+                                      Op::T, sizeof(O) == 8, choice.features.lengths),
+      Op::T, choice.features);
   return choice;
 }
 

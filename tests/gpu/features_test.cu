@@ -116,9 +116,11 @@ void expect_same_structure(const StructureStats& gpu, const gen::Csr64& A,
                            const std::string& name) {
   SCOPED_TRACE(name);
   const StructureStats cpu = structure_stats(A.row_ptr.data(), A.col_idx.data(), A.rows);
-  EXPECT_EQ(std::tie(gpu.nnz, gpu.group_slots, gpu.row_near, gpu.neighbor_near, gpu.neighbor_mid),
-            std::tie(cpu.nnz, cpu.group_slots, cpu.row_near, cpu.neighbor_near, cpu.neighbor_mid))
-      << "(nnz, group_slots, row_near, neighbor_near, neighbor_mid)";
+  EXPECT_EQ(std::tie(gpu.nnz, gpu.group_slots, gpu.row_near, gpu.neighbor_near, gpu.neighbor_mid,
+                     gpu.neighbor_same),
+            std::tie(cpu.nnz, cpu.group_slots, cpu.row_near, cpu.neighbor_near, cpu.neighbor_mid,
+                     cpu.neighbor_same))
+      << "(nnz, group_slots, row_near, neighbor_near, neighbor_mid, neighbor_same)";
   EXPECT_GE(gpu.group_slots, gpu.nnz);
   EXPECT_LE(gpu.neighbor_near, gpu.neighbor_mid);
 }

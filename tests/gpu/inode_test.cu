@@ -43,7 +43,7 @@ std::vector<NamedMatrix> block_rows() {
   for (int block : {1, 2, 3, 4, 5, 8})
     corpus.push_back({"elasticity 5x4x3, " + std::to_string(block) + " unknowns",
                       gen::elasticity(5, 4, 3, block)});
-  corpus.push_back({"elasticity 40^3", gen::elasticity(40, 40, 40)});
+  corpus.push_back({"elasticity 16^3", gen::elasticity(16, 16, 16)});
   corpus.push_back({"one run of 1000 rows", identical_rows(1000, 9)});
   corpus.push_back({"runs of empty rows", gen::random_with_nnz(5000, 5000, 4000, 17)});
   corpus.push_back({"empty 300 x 200", gen::empty(300, 200)});

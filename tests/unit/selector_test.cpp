@@ -211,6 +211,49 @@ TEST(StructureStats, CountsOnASmallMatrix) {
   EXPECT_EQ(none.nnz, 0);
 }
 
+TEST(StructureStats, CountsRowsRepeatingTheRowAbove) {
+  // Rows: {0, 1, 2} three times, then {1, 2, 3}, {1, 2} and {1, 2}.
+  hola::gen::Csr64 A;
+  A.rows = 6;
+  A.cols = 4;
+  A.row_ptr = {0, 3, 6, 9, 12, 14, 16};
+  A.col_idx = {0, 1, 2, 0, 1, 2, 0, 1, 2, 1, 2, 3, 1, 2, 1, 2};
+  A.values.assign(16, 1.0);
+  const auto s = hola::structure_stats(A.row_ptr.data(), A.col_idx.data(), A.rows);
+  // Rows 1 and 2 repeat row 0 (3 + 3); row 3 differs at every position; row 4 is shorter than
+  // row 3 (its 1, 2 are not at row 3's positions anyway); row 5 repeats row 4 (2).
+  EXPECT_EQ(s.neighbor_same, 8);
+  // Block rows of 3 unknowns per node: two rows of every three repeat the one above.
+  const auto block = all_features_of(hola::gen::elasticity(6, 5, 4, 3)).structure;
+  EXPECT_NEAR(block.fraction(block.neighbor_same), 2.0 / 3.0, 1e-12);
+  const auto stencil = all_features_of(hola::gen::stencil27(12, 12, 12)).structure;
+  EXPECT_EQ(stencil.neighbor_same, 0);
+}
+
+// Block rows take `inode` (op T only from kRowGroupsTransposeMinNnz nonzeros on), the tree's
+// pick becoming its runner-up; other matrices keep the tree's choice.
+TEST(Selector, BlockRowsPreferInode) {
+  const hola::KernelSelection tree{"vector-adaptive", "tree", {"hola", "cusparse"}};
+  const auto small_blocks = all_features_of(hola::gen::elasticity(6, 6, 6, 3));
+  ASSERT_LT(small_blocks.structure.nnz, hola::kRowGroupsTransposeMinNnz);
+  const auto n = hola::prefer_row_groups(tree, hola::Op::N, small_blocks);
+  EXPECT_EQ(n.name, "inode");
+  EXPECT_EQ(n.alternatives, std::vector<std::string>{"vector-adaptive"});
+  EXPECT_NE(n.reason.find("block rows"), std::string::npos) << n.reason;
+  EXPECT_EQ(hola::prefer_row_groups(tree, hola::Op::T, small_blocks).name, "vector-adaptive");
+  const auto large_blocks = all_features_of(hola::gen::elasticity(16, 16, 16, 2));
+  ASSERT_GE(large_blocks.structure.nnz, hola::kRowGroupsTransposeMinNnz);
+  EXPECT_EQ(hola::prefer_row_groups(tree, hola::Op::T, large_blocks).name, "inode");
+  for (const auto& other : {all_features_of(hola::gen::stencil27(40, 40, 40)),
+                            all_features_of(hola::gen::elasticity(14, 14, 14, 1))}) {
+    for (hola::Op op : {hola::Op::N, hola::Op::T}) {
+      const auto kept = hola::prefer_row_groups(tree, op, other);
+      EXPECT_EQ(kept.name, tree.name);
+      EXPECT_EQ(kept.alternatives, tree.alternatives);
+    }
+  }
+}
+
 TEST(StructureStats, SeparateStencilsFromRandomColumns) {
   // Same row lengths (5 per row), different x access: the features must tell them apart.
   const auto stencil = all_features_of(hola::gen::poisson2d(200, 200)).structure;

@@ -19,13 +19,15 @@ struct StructureSums {
   unsigned long long row_near;
   unsigned long long neighbor_near;
   unsigned long long neighbor_mid;
+  unsigned long long neighbor_same;
 };
 
 struct AddSums {
   __host__ __device__ StructureSums operator()(const StructureSums& a,
                                                const StructureSums& b) const {
     return {a.group_slots + b.group_slots, a.row_near + b.row_near,
-            a.neighbor_near + b.neighbor_near, a.neighbor_mid + b.neighbor_mid};
+            a.neighbor_near + b.neighbor_near, a.neighbor_mid + b.neighbor_mid,
+            a.neighbor_same + b.neighbor_same};
   }
 };
 
@@ -46,15 +48,17 @@ struct GroupSlots {
       longest = end - begin > longest ? end - begin : longest;
       begin = end;
     }
-    return {static_cast<unsigned long long>((last - first) * longest), 0, 0, 0};
+    return {static_cast<unsigned long long>((last - first) * longest), 0, 0, 0, 0};
   }
 };
 
-// The comparisons of nonzero j (in row r, which starts at `begin`; row r - 1 starts at
-// `above`) with the previous nonzero of its row and with the same position of the row above.
+// The comparisons of nonzero j (in row r, which starts at `begin` and ends at `end`; row r - 1
+// starts at `above`) with the previous nonzero of its row and with the same position of the row
+// above.
 template <class I>
 __device__ void add_locality(const I* __restrict__ col_idx, std::int64_t j, std::int64_t r,
-                             std::int64_t begin, std::int64_t above, StructureSums& s) {
+                             std::int64_t begin, std::int64_t end, std::int64_t above,
+                             StructureSums& s) {
   const std::int64_t c = static_cast<std::int64_t>(col_idx[j]);
   if (j > begin)
     s.row_near += detail::columns_within(c, static_cast<std::int64_t>(col_idx[j - 1]),
@@ -63,6 +67,7 @@ __device__ void add_locality(const I* __restrict__ col_idx, std::int64_t j, std:
     const std::int64_t a = static_cast<std::int64_t>(col_idx[above + (j - begin)]);
     s.neighbor_near += detail::columns_within(c, a, StructureStats::kNearColumns);
     s.neighbor_mid += detail::columns_within(c, a, StructureStats::kMidColumns);
+    s.neighbor_same += end - begin == begin - above && c == a;
   }
 }
 
@@ -77,7 +82,7 @@ template <class I, class O>
 __global__ void __launch_bounds__(kLocalityThreads)
     locality_kernel(const O* __restrict__ row_ptr, const I* __restrict__ col_idx, std::int64_t rows,
                     std::int64_t nnz, StructureSums* out) {
-  StructureSums mine{0, 0, 0, 0};
+  StructureSums mine{0, 0, 0, 0, 0};
   const std::int64_t chunks = (nnz + kNonzerosPerThread - 1) / kNonzerosPerThread;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t chunk = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -98,7 +103,7 @@ __global__ void __launch_bounds__(kLocalityThreads)
         begin = static_cast<std::int64_t>(row_ptr[r]);
         end = static_cast<std::int64_t>(row_ptr[r + 1]);
       }
-      add_locality(col_idx, j, r, begin, above, mine);
+      add_locality(col_idx, j, r, begin, end, above, mine);
     }
   }
   using Reduce = cub::BlockReduce<unsigned long long, kLocalityThreads>;
@@ -108,10 +113,13 @@ __global__ void __launch_bounds__(kLocalityThreads)
   const unsigned long long neighbor_near_sum = Reduce(temp).Sum(mine.neighbor_near);
   __syncthreads();
   const unsigned long long neighbor_mid_sum = Reduce(temp).Sum(mine.neighbor_mid);
+  __syncthreads();
+  const unsigned long long neighbor_same_sum = Reduce(temp).Sum(mine.neighbor_same);
   if (threadIdx.x == 0) {
     atomicAdd(&out->row_near, near_sum);
     atomicAdd(&out->neighbor_near, neighbor_near_sum);
     atomicAdd(&out->neighbor_mid, neighbor_mid_sum);
+    atomicAdd(&out->neighbor_same, neighbor_same_sum);
   }
 }
 
@@ -126,7 +134,7 @@ StructureStats device_structure_stats(const O* row_ptr, const I* col_idx, std::i
   const std::int64_t groups =
       (rows + StructureStats::kStructureGroupRows - 1) / StructureStats::kStructureGroupRows;
   const thrust::counting_iterator<std::int64_t> items(0);
-  const StructureSums zero{0, 0, 0, 0};
+  const StructureSums zero{0, 0, 0, 0, 0};
   const GroupSlots<O> per_group{row_ptr, rows};
 
   std::size_t group_bytes = 0;
@@ -161,6 +169,7 @@ StructureStats device_structure_stats(const O* row_ptr, const I* col_idx, std::i
   result.row_near = static_cast<std::int64_t>(sums[1].row_near);
   result.neighbor_near = static_cast<std::int64_t>(sums[1].neighbor_near);
   result.neighbor_mid = static_cast<std::int64_t>(sums[1].neighbor_mid);
+  result.neighbor_same = static_cast<std::int64_t>(sums[1].neighbor_same);
   return result;
 }
 

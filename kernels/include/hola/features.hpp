@@ -114,6 +114,10 @@ struct StructureStats {
   // kMidColumns) of the column at position k of row r - 1 (when row r - 1 has one): x that
   // the neighbouring row has just read (the same cache line; the same few kilobytes).
   std::int64_t neighbor_near = 0, neighbor_mid = 0;
+  // Nonzeros at position k of a row r > 0 as long as row r - 1 whose column equals the column at
+  // position k of row r - 1: rows repeating the column list of the row above (the unknowns of
+  // one mesh node in block-row FEM matrices; the `inode` kernel's groups).
+  std::int64_t neighbor_same = 0;
 
   static constexpr std::int64_t kStructureGroupRows = 32;  // one warp of threads
   static constexpr std::int64_t kNearColumns = 32;         // 128 bytes of float x
@@ -162,6 +166,7 @@ StructureStats structure_stats(const O* row_ptr, const I* col_idx, std::int64_t 
         const auto a = static_cast<std::int64_t>(col_idx[above + (j - begin)]);
         s.neighbor_near += detail::columns_within(c, a, StructureStats::kNearColumns);
         s.neighbor_mid += detail::columns_within(c, a, StructureStats::kMidColumns);
+        s.neighbor_same += end - begin == above_len && c == a;
       }
     }
   }

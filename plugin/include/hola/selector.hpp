@@ -53,6 +53,20 @@ constexpr std::int64_t kShortRowsTransposeMinNnz = std::int64_t(1) << 18;
 KernelSelection adjust_transpose_for_short_rows(KernelSelection chosen, Op op, bool wide_offsets,
                                                 const RowLengthStats& stats);
 
+// Block rows: where at least kRowGroupsMinSameFraction of the nonzeros repeat the column of the
+// row above at the same position (StructureStats::neighbor_same: the unknowns of one mesh node
+// in FEM matrices with several unknowns per node), `inode` takes op N, and op T from
+// kRowGroupsTransposeMinNnz nonzeros on (below it the tree's one-launch column gathers beat a
+// zeroing pass and a scatter). The trees were trained before `inode` existed. On 3D elasticity
+// (3 unknowns a node, 16^3 to 64^3 nodes) it ran 1.42-1.89x (N) and 1.33-1.98x (T) cuSPARSE
+// (H200, bench/results/2026-11-28-session13/, run B), where the trees' picks had run 1.08-1.76x
+// and 0.99-1.06x (run C of bench/results/2026-11-28-session12/); only op N on 16^3 was faster
+// with the tree's pick (1.65 / 1.76 against 1.44 / 1.67, double / float). The tree's pick becomes
+// the runner-up, which auto's check times against it. Anything else is returned as it is.
+constexpr double kRowGroupsMinSameFraction = 0.5;
+constexpr std::int64_t kRowGroupsTransposeMinNnz = std::int64_t(1) << 18;
+KernelSelection prefer_row_groups(KernelSelection chosen, Op op, const MatrixFeatures& features);
+
 // The hand rule read off the first H200 benchmark (docs/kernels.md): the fallback.
 KernelSelection select_device_kernel_by_rule(Op op, bool single_precision, bool vendor_available,
                                              const RowLengthStats& stats);
