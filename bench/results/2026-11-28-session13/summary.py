@@ -100,3 +100,49 @@ for m, p, o in sorted(cases(c), key=lambda k: (k[2], k[0], k[1])):
 print("\nauto x cuSPARSE on the 8 block-row matrices (elasticity, 2-8 unknowns a node):")
 for (o, p), v in sorted(groups.items()):
     print(f"  op {o} {p:6s}: geo {geo(v):.3f}, min {min(v):.2f}, max {max(v):.2f}")
+
+# Run E: auto through the plugin on the trees' 78 held-out matrices, and PageRank.
+ev = json.load(open(os.path.join(HERE, "E-selector-eval.json")))
+e = load(os.path.join(HERE, "E-selector-eval-auto.json.gz"))
+old = load(os.path.join(HERE, "..", "selector-2026-11-28-auto.json.gz"))
+print("\nrun E: selector-validate's measured section (hmean of auto's time over the best of the "
+      "corpus run, per precision and op; timed with the host's launch and auto's check in the reps)")
+measured = ev["measured"]
+for key, value in sorted(measured["combos"].items()):
+    print(f"  {key}: {value['oracle_ratio_hmean']:.3f}, min x cuSPARSE at >= 300k nonzeros "
+          f"{value['min_speedup_vs_cusparse_large']:.3f}")
+print(f"  all: {measured['all']['oracle_ratio_hmean']:.3f} (session 12's run C: "
+      f"{json.load(open(os.path.join(HERE, '..', 'selector-2026-11-28.json')))['measured']['all']['oracle_ratio_hmean']:.3f})")
+print("auto's inode picks on the held-out matrices (x cuSPARSE, median / min-based), against "
+      "session 12's validation run:")
+for (m, p, o, k), r in sorted(e.items()):
+    if k == "auto" and "inode" in r["note"]:
+        c = e[(m, p, o, "cusparse")]
+        r0, c0 = old[(m, p, o, "auto")], old[(m, p, o, "cusparse")]
+        print(f"  {m} {p} {o}: {c['time_ms'] / r['time_ms']:.2f} / {c['min_ms'] / r['min_ms']:.2f}; "
+              f"before {c0['time_ms'] / r0['time_ms']:.2f} ({r0['note']})")
+for name, t in (("session 12", old), ("session 13", e)):
+    rs = [t[(m, p, o, "cusparse")]["time_ms"] / r["time_ms"] for (m, p, o, k), r in t.items()
+          if k == "auto" and (m, p, o, "cusparse") in t]
+    print(f"  {name}: auto x cuSPARSE over {len(rs)} cases, geo {geo(rs):.3f}, "
+          f"{sum(x < 0.97 for x in rs)} below 0.97")
+
+print("\nrun E: hola-pagerank --backend gpu, time per applied iteration over one SpMV of auto "
+      "(E-pagerank.txt)")
+current = None
+for line in open(os.path.join(HERE, "E-pagerank.txt")):
+    if line.startswith("== "):
+        current = line.split(":")[0][3:]
+    elif "applied iteration / auto SpMV" in line and current:
+        ratio = line.split("applied iteration / auto SpMV = ")[1].split(",")[0]
+        kernel = line.split("Operator auto (")[1].split(")")[0]
+        print(f"  {current:16s} {ratio}  (auto ran {kernel})")
+
+print("\nrun E: auto below 0.97x cuSPARSE (median), with its pick and the ratio of the fastest runs")
+for (m, p, o, k), r in sorted(e.items()):
+    if k != "auto" or (m, p, o, "cusparse") not in e:
+        continue
+    c = e[(m, p, o, "cusparse")]
+    if c["time_ms"] / r["time_ms"] < 0.97:
+        print(f"  {m} {p} {o}: {c['time_ms'] / r['time_ms']:.3f} ({1000 * r['time_ms']:.1f} us, "
+              f"{r['note']}), fastest runs {c['min_ms'] / r['min_ms']:.3f}")
