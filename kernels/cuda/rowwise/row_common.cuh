@@ -201,10 +201,12 @@ __device__ __forceinline__ void vector_row_scatter(const RowArgs<V, I, O>& a, st
 
 // vector_row_scatter for a whole warp of 32 / Width rows, where lanes of one step that add into
 // the same column first sum their products (the lowest such lane adds the sum, the others add
-// nothing): one atomic per distinct column of the step instead of one per nonzero. Pays where
-// neighbouring rows share columns (block rows of FEM matrices with several unknowns per node,
-// stencils), costs a match and a vote per step where they do not. Every lane of the warp must
-// call it; the step loop runs until the warp's longest row is done.
+// nothing): one atomic per distinct column of the step instead of one per nonzero. It can pay
+// only where neighbouring rows share columns, and costs a match and votes per step: on an H200 it
+// was 0.78x the plain scatter over 36 cases, ahead only at 8 lanes on block rows in double
+// (bench/results/2026-11-28-session13/, run A), where `inode` does better. So it runs only when
+// asked for (KernelOptions::transpose_combine). Every lane of the warp must call it; the step
+// loop runs until the warp's longest row is done.
 template <int Width, class V, class I, class O>
 __device__ __forceinline__ void vector_row_scatter_combined(const RowArgs<V, I, O>& a,
                                                             std::int64_t row, O begin, O end,

@@ -50,7 +50,7 @@ struct KernelOptions {
   int lanes_per_row = 0;
   // vector, vector-adaptive op T scatter at widths below 32 lanes: lanes of one warp step that
   // add into the same column sum their products first, so each distinct column of the step takes
-  // one atomic. -1: the kernel's choice; 0: off; 1: on.
+  // one atomic. -1: the kernel's choice (off: measured slower, docs/kernels.md); 0: off; 1: on.
   int transpose_combine = -1;
 };
 
