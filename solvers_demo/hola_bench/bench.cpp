@@ -788,8 +788,9 @@ KernelSpec parse_kernel_spec(const std::string& spec) {
     else if (key == "check" && k.name == "auto")
       k.auto_check = value != 0;
     else
-      fail(status::invalid_argument, "unknown kernel option '" + key +
-                                         "' (tpb, npt, det, tvar, carry, gather, fuse, pf, lanes, comb)");
+      fail(status::invalid_argument,
+           "unknown kernel option '" + key +
+               "' (tpb, npt, det, tvar, carry, gather, fuse, pf, lanes, comb)");
     pos = comma + 1;
   }
   return k;
