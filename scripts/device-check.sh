@@ -44,7 +44,7 @@
 # Environment: HOLA_MATRICES_DIR (real test matrices; default ./.carry/matrices, ../matrices,
 # ../shared/matrices), HOLA_COMMIT (recorded in results; default: scripts/env.sh's hola_commit, git rev-parse HEAD or
 # ./.carry/commit), BENCH_ARGS, CTEST_ARGS (extra ctest arguments), SANITIZE_TESTS
-# (the suites the sanitize stage runs; default all seven), SANITIZE_FUZZ (fuzzer matrices per
+# (the suites the sanitize stage runs; default all eight), SANITIZE_FUZZ (fuzzer matrices per
 # sanitizer tool, default 40), SANITIZE_FUZZ_TOOLS (default: memcheck racecheck initcheck
 # synccheck), FUZZ_CASES, FUZZ_SEED.
 set -uo pipefail
@@ -134,7 +134,7 @@ if want sanitize; then
   stage_start
   : > "$LOGS/sanitizer.log"
   # SANITIZE_TESTS: a subset (names of tests/*_test binaries), e.g. the suites a change touched.
-  for name in ${SANITIZE_TESTS:-hola_test merge_test light_test rowwise_test cusparse_test operator_gpu_test features_test}; do
+  for name in ${SANITIZE_TESTS:-hola_test merge_test light_test rowwise_test inode_test cusparse_test operator_gpu_test features_test}; do
     t="$BUILD/tests/$name"
     [ -x "$t" ] || continue
     for tool in memcheck racecheck; do
@@ -160,7 +160,7 @@ if want sanitize; then
   for tool in ${SANITIZE_FUZZ_TOOLS:-memcheck racecheck initcheck synccheck}; do
     only=()
     case "$tool" in racecheck | initcheck)
-      only=(--kernel hola merge light scalar vector vector-adaptive) ;;
+      only=(--kernel hola merge light scalar vector vector-adaptive inode) ;;
     esac
     echo "== $tool hola-stress --fuzz ${SANITIZE_FUZZ:-40}" >> "$LOGS/sanitizer.log"
     # --quick: one beta, one stream, one repeat per kernel and op (the sanitizers are slow).

@@ -16,7 +16,8 @@
 #      ex45_np2_2gpu   the same on 2 GPUs (only where nvidia-smi lists two or more)
 #      per_call_nN     solvers_demo/petsc_matmult_calls -n N: microseconds per MatMult,
 #                      MatMultAdd, MatMultTranspose, MatMultTransposeAdd (N = 22: 10^4 rows,
-#                      215: 10^7 rows)
+#                      215: 10^7 rows); per_call_nN_dofD: the same with D unknowns a grid node
+#                      (-dof D, rows N^3 D, the D rows of a node alike)
 #    Runs use -log_view :file (no -log_view_gpu_time: it synchronises), -use_gpu_aware_mpi 0 and
 #    -ksp_converged_reason / -snes_converged_reason; the wall time of each process is measured.
 # 5. bench/petsc_logview.py reads the logs: OUT/tutorials.json (commands, every run, medians,
@@ -30,7 +31,8 @@
 # "holaaijcusparse aijcusparse"), TUTORIAL_VEC (cuda; "standard" for CPU types), TUTORIAL_REPEATS
 # (3), TUTORIAL_CASES (names above, or "per_call"; default all), TUTORIAL_N (200),
 # TUTORIAL_EX2_N (2000), TUTORIAL_EX2_ITS (2000), TUTORIAL_EX19_REFINE (7), TUTORIAL_PER_CALL_N
-# ("22 215"), TUTORIAL_PER_CALL_CALLS (1000), TUTORIAL_GPUS (default: nvidia-smi -L | wc -l),
+# ("22 215"), TUTORIAL_PER_CALL_DOF (unknowns a node, each with every N; default "1"),
+# TUTORIAL_PER_CALL_CALLS (1000), TUTORIAL_GPUS (default: nvidia-smi -L | wc -l),
 # TUTORIAL_HOLA_ARGS (added to Hola runs; default -mat_hola_view), TUTORIAL_COMMON_ARGS (added to
 # every run of both types, e.g. -log_view_gpu_time for a diagnostic pass), TUTORIAL_TIMEOUT (per run,
 # 180 s), TUTORIAL_BUDGET_S (no new run after this many seconds of the script, default 420),
@@ -59,6 +61,7 @@ ex2_n="${TUTORIAL_EX2_N:-2000}"
 ex2_its="${TUTORIAL_EX2_ITS:-2000}"
 refine="${TUTORIAL_EX19_REFINE:-7}"
 read -r -a per_call_n <<< "${TUTORIAL_PER_CALL_N:-22 215}"
+read -r -a per_call_dof <<< "${TUTORIAL_PER_CALL_DOF:-1}"
 per_call_calls="${TUTORIAL_PER_CALL_CALLS:-1000}"
 read -r -a hola_args <<< "${TUTORIAL_HOLA_ARGS--mat_hola_view}"
 run_timeout="${TUTORIAL_TIMEOUT:-180}"
@@ -130,9 +133,13 @@ if [ "$ngpu" -ge 2 ]; then
   run_case ex45_np2_2gpu tutorial 2 2 "ksp ex45 ${n}^3, CG + Jacobi, 2 ranks on 2 GPUs" "${two_gpus[@]}" -- \
     "$ex45" "${ex45_args[@]}" -ksp_type cg -pc_type jacobi "${view_devices[@]}"
 fi
-for pn in "${per_call_n[@]}"; do
-  run_case "per_call_n$pn" per_call 1 1 "petsc_matmult_calls -n $pn ($((pn * pn * pn)) rows), $per_call_calls calls" -- \
-    "$calls_exe" -n "$pn" -calls "$per_call_calls" -mat_type @TYPE@
+for pd in "${per_call_dof[@]}"; do
+  for pn in "${per_call_n[@]}"; do
+    name="per_call_n$pn"
+    [ "$pd" = 1 ] || name+="_dof$pd"
+    run_case "$name" per_call 1 1 "petsc_matmult_calls -n $pn -dof $pd ($((pn * pn * pn * pd)) rows), $per_call_calls calls" -- \
+      "$calls_exe" -n "$pn" -dof "$pd" -calls "$per_call_calls" -mat_type @TYPE@
+  done
 done
 say "runs done"
 

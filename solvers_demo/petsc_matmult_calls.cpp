@@ -1,9 +1,11 @@
 // petsc_matmult_calls: the cost of one PETSc matrix product, call by call. Builds the 3D 7-point
-// Laplacian on an n x n x n grid (-n, default 22: about 10^4 rows; -n 215: about 10^7) with the
-// matrix type from the options (-mat_type aijcusparse, holaaijcusparse, aij, holaaij; vectors from
-// MatCreateVecs), times the first MatMult (setup included: the copy to the GPU, Hola's analysis,
-// cuSPARSE's buffers), runs -warmup products of each kind, then times -calls (default 1000)
-// back-to-back calls of each of MatMult, MatMultAdd, MatMultTranspose and MatMultTransposeAdd
+// Laplacian on an n x n x n grid (-n, default 22: about 10^4 rows; -n 215: about 10^7), with -dof D
+// unknowns per grid node coupled as a PETSc DMDA with D fields couples them (default 1; rows
+// n^3 D, 7 D entries a row, the D rows of a node alike: what Hola's `inode` kernel is for), with
+// the matrix type from the options (-mat_type aijcusparse, holaaijcusparse, aij, holaaij; vectors
+// from MatCreateVecs), times the first MatMult (setup included: the copy to the GPU, Hola's
+// analysis, cuSPARSE's buffers), runs -warmup products of each kind, then times -calls (default
+// 1000) back-to-back calls of each of MatMult, MatMultAdd, MatMultTranspose and MatMultTransposeAdd
 // with the wall clock around the loop and one synchronisation of PETSc's current device context
 // after it. Reports microseconds per call, the maximum over the ranks, as a line for people and a
 // "result: {...}" JSON line for scripts.
@@ -72,24 +74,26 @@ PetscErrorCode ElapsedMax(Clock::time_point t0, double* seconds) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode Assemble(PetscInt n, Mat* A) {
-  const PetscInt rows = n * n * n;
+PetscErrorCode Assemble(PetscInt n, PetscInt dof, Mat* A) {
+  const PetscInt rows = n * n * n * dof;
+  const PetscInt row_max = 7 * dof;
   PetscInt rs, re;
   PetscFunctionBegin;
   PetscCall(MatCreate(PETSC_COMM_WORLD, A));
   PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, rows, rows));
   PetscCall(MatSetFromOptions(*A));
-  PetscCall(MatSeqAIJSetPreallocation(*A, 7, nullptr));
-  PetscCall(MatMPIAIJSetPreallocation(*A, 7, nullptr, 6, nullptr));
+  PetscCall(MatSeqAIJSetPreallocation(*A, row_max, nullptr));
+  PetscCall(MatMPIAIJSetPreallocation(*A, row_max, nullptr, 6 * dof, nullptr));
+  std::vector<PetscInt> c(row_max);
+  std::vector<PetscScalar> v(row_max);
   PetscCall(MatGetOwnershipRange(*A, &rs, &re));
   for (PetscInt r = rs; r < re; r++) {
-    PetscInt c[7], m = 0;
-    PetscScalar v[7];
-    hola::grid::poisson3d_row(n, r, [&](PetscInt col, double value) {
+    PetscInt m = 0;
+    hola::grid::poisson3d_block_row(n, dof, r, [&](PetscInt col, double value) {
       c[m] = col;
       v[m++] = value;
     });
-    PetscCall(MatSetValues(*A, 1, &r, m, c, v, INSERT_VALUES));
+    PetscCall(MatSetValues(*A, 1, &r, m, c.data(), v.data(), INSERT_VALUES));
   }
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
@@ -127,7 +131,7 @@ PetscErrorCode Apply(Kind kind, Mat A, const Vectors& v) {
 
 // `output`: where to write the result JSON (rank 0; none when empty).
 PetscErrorCode Run(const std::string& output, const std::string& command) {
-  PetscInt n = 22, calls = 1000, warmup = 10;
+  PetscInt n = 22, dof = 1, calls = 1000, warmup = 10;
   Mat A;
   MatType petsc_type;
   Vectors v;
@@ -142,7 +146,9 @@ PetscErrorCode Run(const std::string& output, const std::string& command) {
   PetscOptionsBegin(PETSC_COMM_WORLD, nullptr, "petsc_matmult_calls: the cost of one product",
                     nullptr);
   PetscCall(
-      PetscOptionsInt("-n", "grid points per direction (rows: n^3)", nullptr, n, &n, nullptr));
+      PetscOptionsInt("-n", "grid points per direction (rows: n^3 dof)", nullptr, n, &n, nullptr));
+  PetscCall(PetscOptionsInt("-dof", "unknowns per grid node, coupled within the node", nullptr, dof,
+                            &dof, nullptr));
   PetscCall(PetscOptionsInt("-calls", "timed back-to-back calls of each product", nullptr, calls,
                             &calls, nullptr));
   PetscCall(PetscOptionsInt("-warmup", "untimed calls of each product before the timed ones",
@@ -150,11 +156,12 @@ PetscErrorCode Run(const std::string& output, const std::string& command) {
   PetscCall(PetscOptionsString("-mat_type", "matrix type (read again by MatSetFromOptions)",
                                nullptr, type, type, sizeof(type), nullptr));
   PetscOptionsEnd();
-  PetscCheck(n > 0 && calls > 0 && warmup >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
-             "-n and -calls must be positive, -warmup not negative");
+  PetscCheck(n > 0 && dof > 0 && calls > 0 && warmup >= 0, PETSC_COMM_WORLD,
+             PETSC_ERR_ARG_OUTOFRANGE,
+             "-n, -dof and -calls must be positive, -warmup not negative");
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
 
-  PetscCall(Assemble(n, &A));
+  PetscCall(Assemble(n, dof, &A));
   PetscCall(MatGetType(A, &petsc_type));
   PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info));
   PetscCall(MatCreateVecs(A, &v.x, &v.y));
@@ -202,21 +209,22 @@ PetscErrorCode Run(const std::string& output, const std::string& command) {
   if (attached) PetscCall(HolaPetscGetStats(A, &hola_calls, &fallbacks, &analyses));
 
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "%s (%s), %" PetscInt_FMT "^3 = %" PetscInt_FMT
+                        "%s (%s), %" PetscInt_FMT "^3 x %" PetscInt_FMT " = %" PetscInt_FMT
                         " rows, %.0f nonzeros, %d rank(s): first MatMult %.3f ms;",
-                        type, petsc_type, n, n * n * n, (double)info.nz_used, (int)size,
+                        type, petsc_type, n, dof, n * n * n * dof, (double)info.nz_used, (int)size,
                         1e3 * first));
   for (int k = kMult; k <= kMultTransposeAdd; k++)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %s %.2f us", kNames[k], per_call[k]));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, " (per call, %" PetscInt_FMT " calls)\n", calls));
   // The JSON object once, for the "result: " line and for --output.
   char buf[512];
-  std::snprintf(
-      buf, sizeof(buf),
-      "{\"type\": \"%s\", \"petsc_type\": \"%s\", \"n\": %" PetscInt_FMT
-      ", \"rows\": %" PetscInt_FMT ", \"nnz\": %.0f, \"ranks\": %d, \"calls\": %" PetscInt_FMT
-      ", \"warmup\": %" PetscInt_FMT ", \"first_matmult_s\": %.6e",
-      type, petsc_type, n, n * n * n, (double)info.nz_used, (int)size, calls, warmup, first);
+  std::snprintf(buf, sizeof(buf),
+                "{\"type\": \"%s\", \"petsc_type\": \"%s\", \"n\": %" PetscInt_FMT
+                ", \"dof\": %" PetscInt_FMT ", \"rows\": %" PetscInt_FMT
+                ", \"nnz\": %.0f, \"ranks\": %d, \"calls\": %" PetscInt_FMT
+                ", \"warmup\": %" PetscInt_FMT ", \"first_matmult_s\": %.6e",
+                type, petsc_type, n, dof, n * n * n * dof, (double)info.nz_used, (int)size, calls,
+                warmup, first);
   std::string json = buf;
   for (int k = kMult; k <= kMultTransposeAdd; k++) {
     std::snprintf(buf, sizeof(buf), ", \"%s\": %.4f", kKeys[k], per_call[k]);
@@ -255,7 +263,8 @@ int main(int argc, char** argv) {
   CLI::App app{
       "petsc_matmult_calls: microseconds per PETSc matrix product on a generated 3D 7-point "
       "Poisson problem (no matrix file). Every other argument is a PETSc option: -n 22 (grid "
-      "points per direction), -calls 1000, -warmup 10, -mat_type aij|holaaij|aijcusparse|"
+      "points per direction), -dof 1 (unknowns per grid node), -calls 1000, -warmup 10, -mat_type "
+      "aij|holaaij|aijcusparse|"
       "holaaijcusparse, -mat_hola_kernel NAME, -help (PETSc's list), ..."};
   std::string output, matrix;
   const std::string command = hola::demo::command_line(argc, argv);

@@ -730,8 +730,9 @@ PetscErrorCode RunGhostCase(const char* what, PetscInt N, PetscInt nz_diag, Pets
 }
 
 // Ghost blocks empty on every rank (block diagonal across the ranks), non-empty on rank 0 only,
-// and non-empty in few rows (3D Poisson on n3^3 split into z-slabs); each also checks that the
-// problem has the layout it is meant to have.
+// and non-empty in few rows (3D Poisson on n3^3 split into z-slabs, then with 3 unknowns a node
+// on (n3 / 2)^3 nodes); the first three also check that the problem has the layout it is meant
+// to have.
 PetscErrorCode RunGhostBlocks(PetscInt n, PetscInt n3) {
   PetscMPIInt size;
   GhostLayout l;
@@ -761,6 +762,14 @@ PetscErrorCode RunGhostBlocks(PetscInt n, PetscInt n3) {
     PetscCall(Check(l.ranks_with_ghosts == l.ranks_with_rows && l.max_ghost_row_share <= 0.25,
                     "3D slabs: ghost entries on every rank, in <= 25% of its rows",
                     (double)l.max_ghost_row_share));
+
+  // Three unknowns a grid node, coupled within the node (a DMDA with 3 fields): the rows of a
+  // node share their columns, which the GPU type's `auto` takes to the `inode` kernel.
+  const PetscInt nb = n3 / 2, dof = 3;
+  PetscCall(RunGhostCase(
+      "3D slabs, 3 unknowns a node", nb * nb * nb * dof, 7 * dof, 2 * dof, Coupling::all,
+      [nb](PetscInt r, auto&& add) { hola::grid::poisson3d_block_row(nb, dof, r, add); }, KSPCG,
+      &l));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -168,20 +168,9 @@ using InodeFn = void (*)(GroupArgs<V, I, O>);
 
 template <bool Transpose, class V, class I, class O>
 InodeFn<V, I, O> inode_fn(int width) {
-  switch (width) {
-    case 2:
-      return inode_kernel<2, Transpose, V, I, O>;
-    case 4:
-      return inode_kernel<4, Transpose, V, I, O>;
-    case 8:
-      return inode_kernel<8, Transpose, V, I, O>;
-    case 16:
-      return inode_kernel<16, Transpose, V, I, O>;
-    case 32:
-      return inode_kernel<32, Transpose, V, I, O>;
-    default:
-      fail(status::internal, "inode kernel: unexpected width " + std::to_string(width));
-  }
+  return rowwise::with_lanes_per_row(width, "inode kernel", [](auto lanes) -> InodeFn<V, I, O> {
+    return inode_kernel<decltype(lanes)::value, Transpose, V, I, O>;
+  });
 }
 
 template <class V, class I, class O>

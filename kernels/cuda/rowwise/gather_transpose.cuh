@@ -210,20 +210,9 @@ using GatherFn = void (*)(GatherArgs<V, I, O>);
 
 template <class V, class I, class O, bool LongColumns>
 GatherFn<V, I, O> gather_columns_fn(int width) {
-  switch (width) {
-    case 2:
-      return gather_columns_kernel<2, LongColumns, V, I, O>;
-    case 4:
-      return gather_columns_kernel<4, LongColumns, V, I, O>;
-    case 8:
-      return gather_columns_kernel<8, LongColumns, V, I, O>;
-    case 16:
-      return gather_columns_kernel<16, LongColumns, V, I, O>;
-    case 32:
-      return gather_columns_kernel<32, LongColumns, V, I, O>;
-    default:
-      fail(status::internal, "gather transpose: unexpected width " + std::to_string(width));
-  }
+  return with_lanes_per_row(width, "gather transpose", [](auto lanes) -> GatherFn<V, I, O> {
+    return gather_columns_kernel<decltype(lanes)::value, LongColumns, V, I, O>;
+  });
 }
 
 // The launch plan of one matrix structure and its column index. The index is built at the first

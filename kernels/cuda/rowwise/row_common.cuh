@@ -412,6 +412,28 @@ inline bool valid_lanes_per_row(int lanes) {
   return lanes == 2 || lanes == 4 || lanes == 8 || lanes == 16 || lanes == 32;
 }
 
+// Turns a width chosen at run time into the compile-time one of the kernel that uses it: returns
+// pick(std::integral_constant<int, W>{}) for W == lanes. The vector, inode and gather kernels
+// take their width as a template argument so that the shuffles of a row's sum unroll.
+template <class Pick>
+auto with_lanes_per_row(int lanes, const char* kernel, Pick&& pick)
+    -> decltype(pick(std::integral_constant<int, 2>{})) {
+  switch (lanes) {
+    case 2:
+      return pick(std::integral_constant<int, 2>{});
+    case 4:
+      return pick(std::integral_constant<int, 4>{});
+    case 8:
+      return pick(std::integral_constant<int, 8>{});
+    case 16:
+      return pick(std::integral_constant<int, 16>{});
+    case 32:
+      return pick(std::integral_constant<int, 32>{});
+    default:
+      fail(status::internal, std::string(kernel) + ": unexpected width " + std::to_string(lanes));
+  }
+}
+
 // CUSP's csr_vector rule: the smallest width of 2, 4, 8, 16, 32 lanes at least the (truncated)
 // mean row length, so most rows take one step of the vector. The column gather's width.
 inline int cusp_lanes_per_row(std::int64_t rows, std::int64_t nnz) {

@@ -53,22 +53,12 @@ __global__ __launch_bounds__(kMaxThreadsPerBlock) void vector_rows_kernel(RowArg
 
 template <bool Transpose, bool CombineColumns, class V, class I, class O>
 RowKernelFn<V, I, O> vector_rows_fn(int width) {
-  switch (width) {
-    case 2:
-      return vector_rows_kernel<2, Transpose, CombineColumns, V, I, O>;
-    case 4:
-      return vector_rows_kernel<4, Transpose, CombineColumns, V, I, O>;
-    case 8:
-      return vector_rows_kernel<8, Transpose, CombineColumns, V, I, O>;
-    case 16:
-      return vector_rows_kernel<16, Transpose, CombineColumns, V, I, O>;
-    case 32:
-      // One row per warp step: its columns are distinct (or repeated within the row), so there
-      // is nothing to combine across rows.
-      return vector_rows_kernel<32, Transpose, false, V, I, O>;
-    default:
-      fail(status::internal, "vector kernel: unexpected width " + std::to_string(width));
-  }
+  return with_lanes_per_row(width, "vector kernel", [](auto lanes) -> RowKernelFn<V, I, O> {
+    constexpr int kWidth = decltype(lanes)::value;
+    // At 32 lanes a warp step holds one row, whose columns are distinct (or repeated within the
+    // row): there is nothing to combine across rows.
+    return vector_rows_kernel < kWidth, Transpose, CombineColumns && kWidth<32, V, I, O>;
+  });
 }
 
 // Matrices whose rows hold at most this many entries on average take `scalar`'s op N with the
