@@ -6,10 +6,10 @@ R=$OUT/B; mkdir -p $R; nvidia-smi -L > $R/B-gpu.txt
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
 C=$(cat .carry/commit); G="$(nvidia-smi -L | head -1)"
 export LOGS=$R/check
-ENVS='TUTORIAL_CASES="ex19_snes per_call" TUTORIAL_PER_CALL_N="22 64" TUTORIAL_PER_CALL_DOF="1 4" TUTORIAL_REPEATS=3 TUTORIAL_BUDGET_S=470 TUTORIAL_TIMEOUT=60'
+ENVS='TUTORIAL_CASES="ex19_snes per_call" TUTORIAL_PER_CALL_N="22 64" TUTORIAL_PER_CALL_DOF="1 4" TUTORIAL_REPEATS=3 TUTORIAL_BUDGET_S=420 TUTORIAL_TIMEOUT=60'
 (echo "# run B: commit $C, $G, command: $ENVS bash scripts/device-check.sh tutorials"
  TUTORIAL_CASES="ex19_snes per_call" TUTORIAL_PER_CALL_N="22 64" TUTORIAL_PER_CALL_DOF="1 4" TUTORIAL_REPEATS=3 \
-   TUTORIAL_BUDGET_S=470 TUTORIAL_TIMEOUT=60 timeout 530 bash scripts/device-check.sh tutorials) > $R/B-tutorials-stage.log 2>&1
+   TUTORIAL_BUDGET_S=420 TUTORIAL_TIMEOUT=60 timeout 490 bash scripts/device-check.sh tutorials) > $R/B-tutorials-stage.log 2>&1
 echo "tutorials rc=$? at $(el) s"
 # device-check.sh packed its logs into $OUT/device-check.tgz (the summary: $OUT/summary.txt).
 mv $OUT/device-check.tgz $R/B-tutorials-device-check.tgz; cp $OUT/summary.txt $R/B-tutorials-summary.txt
