@@ -39,7 +39,7 @@ fi
 start=$(date +%s)
 rm -rf "$build_dir"
 mkdir -p "$build_dir"
-tar xzf "$sdist" -C "$build_dir" --strip-components=1
+tar xf "$sdist" -C "$build_dir" --strip-components=1  # .tar.gz or .tar.xz
 cd "$build_dir"
 # Configure picks up PETSC_DIR/PETSC_ARCH from the environment: build from this tree only.
 unset PETSC_DIR PETSC_ARCH

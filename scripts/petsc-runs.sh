@@ -68,7 +68,7 @@ compile_tutorials() {
     src="$tut/src-tree"
     rm -rf "$src"
     mkdir -p "$src"
-    tar xzf "$sdist" -C "$src" --strip-components=1 --wildcards "${files[@]/#/*/}" ||
+    tar xf "$sdist" -C "$src" --strip-components=1 --wildcards "${files[@]/#/*/}" ||
       { echo "no PETSc source: neither $wanted nor $sdist"; exit 1; }
   fi
   cc="$(pkg-config --variable=ccompiler "$pc")"

@@ -6,7 +6,9 @@ R=$OUT/B; mkdir -p $R; nvidia-smi -L > $R/B-gpu.txt
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
 C=$(cat .carry/commit); G="$(nvidia-smi -L | head -1)"
 export LOGS=$R/check
-ENVS='TUTORIAL_CASES="ex19_snes per_call" TUTORIAL_PER_CALL_N="22 64" TUTORIAL_PER_CALL_DOF="1 4" TUTORIAL_REPEATS=3 TUTORIAL_BUDGET_S=420 TUTORIAL_TIMEOUT=60'
+# PETSc's sdist slimmed by scripts/slim-petsc-sdist.sh (the device's copy of the tree is limited).
+export PETSC_SDIST=$PWD/.carry/petsc-src/petsc-3.26.1-slim.tar.xz
+ENVS='PETSC_SDIST=.carry/petsc-src/petsc-3.26.1-slim.tar.xz TUTORIAL_CASES="ex19_snes per_call" TUTORIAL_PER_CALL_N="22 64" TUTORIAL_PER_CALL_DOF="1 4" TUTORIAL_REPEATS=3 TUTORIAL_BUDGET_S=420 TUTORIAL_TIMEOUT=60'
 (echo "# run B: commit $C, $G, command: $ENVS bash scripts/device-check.sh tutorials"
  TUTORIAL_CASES="ex19_snes per_call" TUTORIAL_PER_CALL_N="22 64" TUTORIAL_PER_CALL_DOF="1 4" TUTORIAL_REPEATS=3 \
    TUTORIAL_BUDGET_S=420 TUTORIAL_TIMEOUT=60 timeout 490 bash scripts/device-check.sh tutorials) > $R/B-tutorials-stage.log 2>&1
