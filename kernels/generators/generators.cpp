@@ -412,11 +412,12 @@ const std::vector<Family>& families() {
         {"nx", "", "=n"},
         {"ny", "", "=n"},
         {"nz", "", "=n"},
-        {"block", "3", "unknowns per node"}},
+        {"block", "3", "unknowns per node"},
+        {"points", "27", "node stencil: 27 or 7 (5 when nz = 1)"}},
        [](const Params& p) {
          const i64 n = p.integer("n", 48);
          return elasticity(p.integer("nx", n), p.integer("ny", n), p.integer("nz", n),
-                           p.small_int("block", 3));
+                           p.small_int("block", 3), p.small_int("points", 27));
        }},
       {"powerlaw",
        {{"rows", "1048576", ""},
@@ -541,15 +542,17 @@ Csr64 stencil27(i64 nx, i64 ny, i64 nz) {
   return guarded("stencil27", [&] { return stencil("stencil27", nx, ny, nz, true, 26.0); });
 }
 
-Csr64 elasticity(i64 nx, i64 ny, i64 nz, int block) {
+Csr64 elasticity(i64 nx, i64 ny, i64 nz, int block, int points) {
   constexpr const char* where = "elasticity";
   require(nx >= 0 && ny >= 0 && nz >= 0, where, "grid sizes must be >= 0");
   require(block >= 1 && block <= 64, where,
           "block must be in [1, 64], got " + std::to_string(block));
+  require(points == 27 || points == 7, where,
+          "points must be 27 or 7, got " + std::to_string(points));
   return guarded(where, [&] {
-    // The 27-point node graph, each coupling a dense block x block: node k's dof d is row
-    // k * block + d, and a node's columns are its neighbours' dofs in node order.
-    const Csr64 nodes = stencil(where, nx, ny, nz, true, 1.0);
+    // The node graph, each coupling a dense block x block: node k's dof d is row k * block + d,
+    // and a node's columns are its neighbours' dofs in node order.
+    const Csr64 nodes = stencil(where, nx, ny, nz, points == 27, 1.0);
     const i64 b = block;
     Csr64 m =
         make_shell(checked_product(nodes.rows, b, where), checked_product(nodes.rows, b, where));
@@ -567,8 +570,8 @@ Csr64 elasticity(i64 nx, i64 ny, i64 nz, int block) {
           for (i64 e = 0; e < b; ++e) {
             const i64 col = nodes.col_idx[q] * b + e;
             m.col_idx[p] = col;
-            // Symmetric and diagonally dominant: 27 b on the diagonal, -1 elsewhere.
-            m.values[p] = col == row ? 27.0 * static_cast<double>(b) : -1.0;
+            // Symmetric and diagonally dominant: points b on the diagonal, -1 elsewhere.
+            m.values[p] = col == row ? static_cast<double>(points) * static_cast<double>(b) : -1.0;
             ++p;
           }
       }

@@ -179,6 +179,28 @@ TEST(Generators, ElasticityBlockRows) {
   }
   EXPECT_EQ(max_row(gen::elasticity(4, 4, 4)), 81);
   EXPECT_THROW(gen::elasticity(2, 2, 2, 0), hola::error);
+  EXPECT_THROW(gen::elasticity(2, 2, 2, 3, 5), hola::error);
+}
+
+TEST(Generators, BlockRowsOnTheSevenPointStencil) {
+  // SNES ex19's layout: 4 fields a node on a 2D grid, 5 nodes a row.
+  const Csr64 m = gen::elasticity(5, 5, 1, 4, 7);
+  const Csr64 nodes = gen::poisson2d(5, 5);
+  EXPECT_VALID(m);
+  ASSERT_EQ(m.rows, nodes.rows * 4);
+  EXPECT_EQ(m.nnz(), nodes.nnz() * 16);
+  EXPECT_EQ(max_row(m), 20);
+  for (i64 i = 0; i < m.rows; ++i) {
+    const i64 node = i / 4;
+    ASSERT_EQ(row_len(m, i), row_len(nodes, node) * 4);
+    for (i64 q = 0; q < row_len(nodes, node); ++q)
+      for (int e = 0; e < 4; ++e) {
+        const i64 p = m.row_ptr[i] + q * 4 + e;
+        EXPECT_EQ(m.col_idx[p], nodes.col_idx[nodes.row_ptr[node] + q] * 4 + e);
+        EXPECT_EQ(m.values[p], m.col_idx[p] == i ? 28.0 : -1.0);
+      }
+  }
+  EXPECT_EQ(max_row(gen::elasticity(4, 4, 4, 4, 7)), 28);
   EXPECT_THROW(gen::elasticity(-1, 2, 2), hola::error);
 }
 
@@ -687,7 +709,7 @@ TEST(GeneratorSpec, HelpListsEveryFamilyAndKey) {
       {"poisson2d", {"n", "nx", "ny"}},
       {"poisson3d", {"n", "nx", "ny", "nz"}},
       {"stencil27", {"n", "nx", "ny", "nz"}},
-      {"elasticity", {"n", "nx", "ny", "nz", "block"}},
+      {"elasticity", {"n", "nx", "ny", "nz", "block", "points"}},
       {"powerlaw", {"rows", "cols", "mean", "tail", "seed"}},
       {"banded", {"rows", "per_row", "sigma", "seed"}},
       {"random", {"rows", "cols", "per_row", "seed"}},

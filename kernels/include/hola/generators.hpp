@@ -40,8 +40,10 @@ Csr64 rmat(int scale, int edge_factor, std::uint64_t seed, double a, double b, d
 // Finite-element-like block rows: a nx x ny x nz grid of nodes with `block` unknowns each (3 for
 // 3D elasticity), every node coupled to its 27-point neighbours by a dense block x block block,
 // so interior rows hold 27 block entries (81 for block = 3). Symmetric, 27 block on the
-// diagonal, -1 elsewhere.
-Csr64 elasticity(std::int64_t nx, std::int64_t ny, std::int64_t nz, int block = 3);
+// diagonal, -1 elsewhere. points = 7 couples each node to its 7-point neighbours instead (5 when
+// nz = 1): the matrices of finite differences with several fields a node (a PETSc DMDA with
+// dof = block and a star stencil, e.g. SNES ex19's 4 fields on a 2D grid: 20 entries a row).
+Csr64 elasticity(std::int64_t nx, std::int64_t ny, std::int64_t nz, int block = 3, int points = 27);
 
 // rows x cols with heavy-tailed (Pareto, Zipf-like) row lengths: P(length > x) = (x_min / x)^tail
 // with x_min set for a mean of `mean` (tail in (1, 8]; lengths at least 1, capped at cols),
