@@ -121,7 +121,8 @@ KernelSelection adjust_transpose_for_short_rows(KernelSelection chosen, Op op, b
 KernelSelection prefer_row_groups(KernelSelection chosen, Op op, const MatrixFeatures& features) {
   const StructureStats& c = features.structure;
   const double same = c.fraction(c.neighbor_same);
-  if (same < kRowGroupsMinSameFraction || chosen.name == kInode ||
+  const double min_same = op == Op::N ? kRowGroupsMinSameFractionN : kRowGroupsMinSameFraction;
+  if (same < min_same || chosen.name == kInode ||
       (op == Op::T && c.nnz < kRowGroupsTransposeMinNnz))
     return chosen;
   std::ostringstream why;

@@ -230,8 +230,8 @@ TEST(StructureStats, CountsRowsRepeatingTheRowAbove) {
   EXPECT_EQ(stencil.neighbor_same, 0);
 }
 
-// Block rows take `inode` (op T only from kRowGroupsTransposeMinNnz nonzeros on), the tree's
-// pick becoming its runner-up; other matrices keep the tree's choice.
+// Block rows take `inode` (op T only from kRowGroupsTransposeMinNnz nonzeros on, op N only from 3
+// unknowns a node), the tree's pick becoming its runner-up; other matrices keep the tree's choice.
 TEST(Selector, BlockRowsPreferInode) {
   const hola::KernelSelection tree{"vector-adaptive", "tree", {"hola", "cusparse"}};
   const auto small_blocks = all_features_of(hola::gen::elasticity(6, 6, 6, 3));
@@ -244,6 +244,13 @@ TEST(Selector, BlockRowsPreferInode) {
   const auto large_blocks = all_features_of(hola::gen::elasticity(16, 16, 16, 2));
   ASSERT_GE(large_blocks.structure.nnz, hola::kRowGroupsTransposeMinNnz);
   EXPECT_EQ(hola::prefer_row_groups(tree, hola::Op::T, large_blocks).name, "inode");
+  // Nodes of 2 unknowns: op N keeps the tree's pick.
+  EXPECT_EQ(hola::prefer_row_groups(tree, hola::Op::N, large_blocks).name, "vector-adaptive");
+  // SNES ex19's layout (2D, 4 unknowns a node, 20 entries a row): inode for both ops.
+  const auto ex19 = all_features_of(hola::gen::elasticity(130, 130, 1, 4, 7));
+  ASSERT_GE(ex19.structure.nnz, hola::kRowGroupsTransposeMinNnz);
+  for (hola::Op op : {hola::Op::N, hola::Op::T})
+    EXPECT_EQ(hola::prefer_row_groups(tree, op, ex19).name, "inode");
   for (const auto& other : {all_features_of(hola::gen::stencil27(40, 40, 40)),
                             all_features_of(hola::gen::elasticity(14, 14, 14, 1))}) {
     for (hola::Op op : {hola::Op::N, hola::Op::T}) {

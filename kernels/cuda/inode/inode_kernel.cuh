@@ -23,6 +23,7 @@
 #include <string>
 
 #include "hola/gpu_kernels.hpp"
+#include "inode/inode_width.hpp"
 #include "rowwise/row_common.cuh"
 
 namespace hola::cuda::inode {
@@ -191,8 +192,10 @@ class InodeKernel final : public rowwise::RowKernelBase<V, I, O> {
     groups_ = 0;
     group_first_ = DeviceBuffer{};
     if (A.rows > 0) find_groups(s);
-    width_ = this->options_.lanes_per_row != 0 ? this->options_.lanes_per_row
-                                               : rowwise::adaptive_lanes_per_row(A.rows, A.nnz);
+    const double group_rows = groups_ > 0 ? static_cast<double>(A.rows) / groups_ : 1.0;
+    width_ = this->options_.lanes_per_row != 0
+                 ? this->options_.lanes_per_row
+                 : inode_lanes_per_row(rowwise::mean_row_length(A.rows, A.nnz), group_rows);
     n_fn_ = inode_fn<false, V, I, O>(width_);
     t_fn_ = inode_fn<true, V, I, O>(width_);
     grid_ = rowwise::grid_size(groups_, this->threads_per_block_ / width_, rowwise::kMaxGridBlocks);

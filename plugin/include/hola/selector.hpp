@@ -61,9 +61,15 @@ KernelSelection adjust_transpose_for_short_rows(KernelSelection chosen, Op op, b
 // (3 unknowns a node, 16^3 to 64^3 nodes) it ran 1.42-1.89x (N) and 1.33-1.98x (T) cuSPARSE
 // (H200, bench/results/2026-11-28-session13/, run B), where the trees' picks had run 1.08-1.76x
 // and 0.99-1.06x (run C of bench/results/2026-11-28-session12/); only op N on 16^3 was faster
-// with the tree's pick (1.65 / 1.76 against 1.44 / 1.67, double / float). The tree's pick becomes
-// the runner-up, which auto's check times against it. Anything else is returned as it is.
+// with the tree's pick (1.65 / 1.76 against 1.44 / 1.67, double / float). Op N asks for more,
+// kRowGroupsMinSameFractionN, which leaves out nodes of 2 unknowns (a half of the nonzeros
+// repeat): there `vector-adaptive` was faster for op N in 3 of 4 cases (H200, session 14 run D
+// and session 13 run B: 1.15-1.25x cuSPARSE against inode's 0.99-1.16x; 1.12 against 1.26 in
+// the fourth), while inode's op T stayed ahead (1.24-1.88x against 0.84-1.27x). The tree's pick
+// becomes the runner-up, which auto's check times against it. Anything else is returned as it
+// is.
 constexpr double kRowGroupsMinSameFraction = 0.5;
+constexpr double kRowGroupsMinSameFractionN = 0.6;
 constexpr std::int64_t kRowGroupsTransposeMinNnz = std::int64_t(1) << 18;
 KernelSelection prefer_row_groups(KernelSelection chosen, Op op, const MatrixFeatures& features);
 
