@@ -11,7 +11,8 @@ namespace hola::cuda::inode {
 // where 8 run 1.3-1.5x faster). Bounds on L b: 2^3, 2^5, 2^7, 2^9 (square roots 2^1.5 ... 2^4.5).
 // Fitted on an H200 to every width forced on block rows of 2-8 unknowns a node with 14-216
 // entries a row (bench/results/2026-11-28-session14/ run D, .../2026-11-28-session13/ run B):
-// within 5 % of the best width on all but the small elasticity 16^3 (12 % in float op N).
+// 0.979 of the best width's speed on the geometric mean of 52 cases, 0.885 at the lowest
+// (elasticity 16^3, float), where mean / 6 reached 0.863 and 0.307.
 inline int inode_lanes_per_row(double mean_row_length, double mean_group_rows) {
   const double products = mean_row_length * mean_group_rows;  // per column list of a group
   if (products < 8.0) return 2;

@@ -57,7 +57,8 @@ RowKernelFn<V, I, O> vector_rows_fn(int width) {
     constexpr int kWidth = decltype(lanes)::value;
     // At 32 lanes a warp step holds one row, whose columns are distinct (or repeated within the
     // row): there is nothing to combine across rows.
-    return vector_rows_kernel < kWidth, Transpose, CombineColumns && kWidth<32, V, I, O>;
+    constexpr bool kCombine = CombineColumns && kWidth != kWarpSize;
+    return vector_rows_kernel<kWidth, Transpose, kCombine, V, I, O>;
   });
 }
 
