@@ -160,6 +160,10 @@ struct Operator<V, I, O>::Impl {
     int products = 0;                        // products of the check issued (ProductCheck::step)
 #if defined(HOLA_ENABLE_CUDA)
     std::unique_ptr<gpu::ProductTimer> timer;
+    // Where the challengers' products go (the op's output length); the caller's y always gets
+    // the pick's product. Freed at the next analysis, as the challengers: cudaFree would
+    // synchronise the device on the product path.
+    std::unique_ptr<void, void (*)(void*)> challenger_y{nullptr, gpu::device_free};
 #endif
   };
   Check checks[2];
@@ -257,7 +261,12 @@ struct Operator<V, I, O>::Impl {
 
   // One product of op while its check is active: the step's kernel, timed when the step says
   // so; at the product after the last step, the verdict (waiting for the last timed product if
-  // the GPU has not passed it).
+  // the GPU has not passed it). A challenger's product is written to scratch and followed by
+  // the pick's (untimed) into the caller's y: every product the caller sees during the check is
+  // the pick's, so a solver's rounding does not hop between kernels for a dozen products and is
+  // as reproducible from run to run as the pick is (hola's atomic finish of op N on large
+  // matrices, a challenger, is not: SNES ex19's GMRES counts moved from run to run although
+  // auto's verdict was the deterministic inode).
   void checked_product(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out, void* stream) {
     Check& c = checks[index_of(op)];
     SpmvKernel<V, I, O>* pick = kernel_for(op);
@@ -288,13 +297,18 @@ struct Operator<V, I, O>::Impl {
       }
       c.timer =
           std::make_unique<gpu::ProductTimer>(ProductCheck::slots(static_cast<int>(c.runs.size())));
+      const std::int64_t y_length = op == Op::N ? A.rows : A.cols;
+      c.challenger_y.reset(gpu::device_allocate(static_cast<std::size_t>(y_length) * sizeof(V)));
     }
     const int n = static_cast<int>(c.runs.size());
     if (c.products < ProductCheck::products(n)) {
       const ProductCheck::Step step = ProductCheck::step(c.products, n);
+      V* out = step.candidate == 0 ? y_out : static_cast<V*>(c.challenger_y.get());
       if (step.slot >= 0) c.timer->start(step.slot, stream);
-      product(c.runs[static_cast<std::size_t>(step.candidate)]);
+      c.runs[static_cast<std::size_t>(step.candidate)]->apply(op, alpha, x, beta, y_in, out,
+                                                              stream);
       if (step.slot >= 0) c.timer->stop(step.slot, stream);
+      if (step.candidate != 0) product(pick);
       ++c.products;
       return;
     }

@@ -206,6 +206,52 @@ TEST(AutoCheckGpu, DuplicateTakesOverTheVerdict) {
   products_until_checked(dup, D.host.view());
 }
 
+// Every product the caller sees while the check compares is the pick's: bitwise equal to an
+// Operator that runs the pick alone, in place and with beta = 0. Block rows with random values,
+// where auto's op N pick is inode (each row summed in a fixed order) and its challengers sum in
+// other orders: cuSPARSE alone, on the same inputs, must differ somewhere, so that a
+// challenger's product reaching the caller would show.
+TEST(AutoCheckGpu, CallerSeesOnlyThePicksProducts) {
+  using V = double;
+  using I = std::int32_t;
+  gen::Csr64 A64 = gen::elasticity(16, 16, 16, 3);
+  A64.values = gen::random_vector<double>(A64.nnz(), 5);
+  PlacedMatrix<DeviceMemory, V, I, I> M(A64);
+  Operator<V, I, I> checked(with_margin(kPickAlwaysStays));
+  checked.setup(M.view(), 1);
+  ASSERT_TRUE(checked.auto_check_pending(Op::N)) << checked.selection_reason();
+  ASSERT_EQ(checked.kernel_name(Op::N), "inode") << checked.selection_reason();
+  auto alone = [&](const std::string& kernel) {
+    OperatorOptions o;
+    o.kernel = kernel;
+    auto op = std::make_unique<Operator<V, I, I>>(o);
+    op->setup(M.view(), 1);
+    return op;
+  };
+  const auto pick = alone("inode"), vendor = alone("cusparse");
+  const auto host = M.host.view();
+  int products = 0, vendor_differs = 0;
+  for (; products < 2 * kCheckProducts && checked.auto_check_pending(Op::N); ++products) {
+    const bool beta_zero = products % 2 == 0;
+    const V beta = beta_zero ? V(0) : V(-0.5);
+    const std::vector<V> x = gen::random_vector<V>(host.cols, 100 + products);
+    const std::vector<V> y = beta_zero ? std::vector<V>(static_cast<std::size_t>(host.rows),
+                                                        std::numeric_limits<V>::quiet_NaN())
+                                       : gen::random_vector<V>(host.rows, 200 + products);
+    DeviceMemory::Array<V> dx(x), y_checked(y), y_pick(y), y_vendor(y);
+    checked.apply(Op::N, V(1.5), {dx.get(), host.cols}, beta, {y_checked.get(), host.rows});
+    pick->apply(Op::N, V(1.5), {dx.get(), host.cols}, beta, {y_pick.get(), host.rows});
+    vendor->apply(Op::N, V(1.5), {dx.get(), host.cols}, beta, {y_vendor.get(), host.rows});
+    DeviceMemory::sync();
+    const std::vector<V> got = y_checked.download(), want = y_pick.download();
+    EXPECT_TRUE(got == want) << "product " << products;
+    if (y_vendor.download() != want) ++vendor_differs;
+  }
+  EXPECT_FALSE(checked.auto_check_pending(Op::N)) << checked.selection_reason();
+  EXPECT_GE(products, 8) << checked.selection_reason();  // at least pick and cuSPARSE, 4 each
+  EXPECT_GT(vendor_differs, 0) << "cuSPARSE summed as inode does: the test could not fail";
+}
+
 // Where no check can run: off, deterministic mode, the setup race. Mixed index types: checked
 // without cuSPARSE, which cannot take them.
 TEST(AutoCheckGpu, NotPendingWhereItCannotRun) {
