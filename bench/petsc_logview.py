@@ -361,17 +361,9 @@ def _compare_iterations(name, entry, types, out):
         return True
     # Another summation order may change a long Krylov run by a few iterations (GMRES on a hard
     # Newton system): within ITERATION_TOLERANCE of the total linear iterations it is reported,
-    # with the solve time per iteration; beyond, a failure.
-    totals = [sum(s["linear"]) for s in sigs]
-    spread = (max(totals) - min(totals)) / max(max(totals), 1)
-    entry["iteration_spread"] = round(spread, 4)
-    if spread > ITERATION_TOLERANCE:
-        out["failures"].append(f"{name}: iteration counts differ")
-        return False
-    out["notes"].append(
-        f"{name}: linear iteration counts differ by {100 * spread:.2f} % "
-        "(summation order); compare the solve time per iteration"
-    )
+    # with the solve time per iteration; beyond, a failure. The solve time per iteration is
+    # given either way: on a solve as sensitive to rounding as SNES ex19's, the wall-time ratio
+    # follows the counts more than the product.
     per_it = {}
     for t in types:
         its = [sum(m["linear_iterations"]) for m in entry["runs"][t] if m["rc"] == 0]
@@ -380,6 +372,21 @@ def _compare_iterations(name, entry, types, out):
             per_it[t] = solve / sorted(its)[len(its) // 2]
     if len(per_it) == 2:
         entry["ratio"]["solve_s_per_iteration"] = _ratio(per_it[hola], per_it[base])
+    totals = [sum(s["linear"]) for s in sigs]
+    spread = (max(totals) - min(totals)) / max(max(totals), 1)
+    entry["iteration_spread"] = round(spread, 4)
+    if spread > ITERATION_TOLERANCE:
+        out["failures"].append(f"{name}: iteration counts differ")
+        out["notes"].append(
+            f"{name}: linear iteration counts differ by {100 * spread:.2f} % (beyond "
+            f"{100 * ITERATION_TOLERANCE:g} %); solve time per iteration, hola / baseline: "
+            f"{_fmt(entry['ratio'].get('solve_s_per_iteration'))}"
+        )
+        return False
+    out["notes"].append(
+        f"{name}: linear iteration counts differ by {100 * spread:.2f} % "
+        "(summation order); compare the solve time per iteration"
+    )
     return True
 
 
@@ -551,6 +558,7 @@ def format_tutorials(out):
         "solve hola",
         "solve base",
         "ratio",
+        "solve/it ratio",
         "MatMult ratio",
         "MatMultT ratio",
         "ok",
@@ -569,6 +577,7 @@ def format_tutorials(out):
                 _fmt(mh.get("solve_s")),
                 _fmt(mb.get("solve_s")),
                 _fmt(r.get("solve_s")),
+                _fmt(r.get("solve_s_per_iteration")),
                 _fmt(r.get("matmult_us_per_call")),
                 _fmt(r.get("matmulttranspose_us_per_call")),
                 "yes" if c["ok"] else "NO",

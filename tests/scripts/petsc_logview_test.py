@@ -106,6 +106,14 @@ class TutorialSummaryTest(unittest.TestCase):
         out = self.summarize([1100, 1100, 1100], [1000, 1000, 1000])
         self.assertFalse(out["ok"])
         self.assertIn("c: iteration counts differ", out["failures"])
+        # The solve time per iteration is still given, in the case and in the table.
+        ratio = out["cases"]["c"]["ratio"]["solve_s_per_iteration"]
+        self.assertIsNotNone(ratio)
+        self.assertTrue(any("solve time per iteration" in n for n in out["notes"]), out["notes"])
+        table = petsc_logview.format_tutorials(out)
+        self.assertIn("solve/it ratio", table)
+        row = next(line for line in table.splitlines() if line.startswith("c "))
+        self.assertIn(petsc_logview._fmt(ratio), row.split())
 
 
 def event_line(name, count, time_s, messages=0.0, length=0.0):
