@@ -295,10 +295,19 @@ struct Operator<V, I, O>::Impl {
         end_check(op);
         return product(pick);
       }
+      const std::int64_t y_length = op == Op::N ? A.rows : A.cols;
+      try {
+        c.challenger_y.reset(gpu::device_allocate(static_cast<std::size_t>(y_length) * sizeof(V)));
+      } catch (const error& e) {
+        // As a challenger that cannot be set up: the pick runs, unchecked.
+        if (e.code() != status::out_of_memory) throw;
+        end_check(op);
+        reason += on + "kept " + pick->name() +
+                  " unchecked (no device memory for the challengers' output: " + e.what() + ")";
+        return product(pick);
+      }
       c.timer =
           std::make_unique<gpu::ProductTimer>(ProductCheck::slots(static_cast<int>(c.runs.size())));
-      const std::int64_t y_length = op == Op::N ? A.rows : A.cols;
-      c.challenger_y.reset(gpu::device_allocate(static_cast<std::size_t>(y_length) * sizeof(V)));
     }
     const int n = static_cast<int>(c.runs.size());
     if (c.products < ProductCheck::products(n)) {
