@@ -88,7 +88,7 @@ log "hola-bench over the corpus, time budget $budget s"
 inputs=(-m "@$BUILD/selector-corpus.txt")
 [ -n "${HOLA_MATRICES_DIR:-}" ] && [ -d "$HOLA_MATRICES_DIR" ] && inputs+=(-m "$HOLA_MATRICES_DIR")
 "$BUILD/solvers_demo/hola-bench" "${inputs[@]}" -p double -p float --op N --op T \
-  -k hola -k merge -k light -k scalar -k vector -k vector-adaptive -k cusparse-alg2 \
+  -k hola -k merge -k light -k scalar -k vector -k vector-adaptive -k cusparse-alg2 -k inode \
   --warmup 3 --reps 10 --time-cap-ms 20 --time-budget-s "$budget" -j "$JOBS" \
   --commit "$HOLA_COMMIT" --json "$data" ${BENCH_ARGS:-} > "$BUILD/selector-bench.txt" 2>> "$LOG"
 rc=$?

@@ -6,7 +6,8 @@ Usage: python3 bench/selector/corpus.py [--count 300] [--seed 2026] [--out FILE]
 Every generated family of docs/architecture.md, "Test matrices" (2D/3D stencils, banded from sigma = 10 to
 uniform, R-MAT, circuit-like, arrow, rectangular wide and tall, random row lengths, single
 row / column), finite-element-like block rows (elasticity: 27-point node coupling, 1-6 unknowns
-a node), heavy-tailed (Pareto) row lengths, and a quarter of the stencils and block matrices
+a node; block_stencil: 7-point (3D) or 5-point (2D) node coupling, 2-6 unknowns a node, the
+layout of multi-component finite-difference problems such as PETSc's SNES ex19), heavy-tailed (Pareto) row lengths, and a quarter of the stencils and block matrices
 randomly renumbered (perm=SEED: the same matrix without its banded order); sizes log-uniform
 between 10 k and 20 M nonzeros plus a few up to 60 M. The
 same seed gives the same list. Lines are "name spec"; the order is shuffled so that a run cut
@@ -30,6 +31,7 @@ FAMILY_WEIGHTS = {
     "poisson3d": 1.0,
     "stencil27": 1.0,
     "elasticity": 1.0,
+    "block_stencil": 1.0,
     "powerlaw": 1.0,
     "banded": 2.5,
     "rect": 1.5,
@@ -74,7 +76,7 @@ def permuted(rng, spec, est, what, seed):
 def make_spec(rng, family, nnz, seed):
     """(spec, estimated nnz, short description) of one matrix of `family` near `nnz`."""
     spec, est, what = make_unpermuted_spec(rng, family, nnz, seed)
-    if family in ("poisson2d", "poisson3d", "stencil27", "elasticity"):
+    if family in ("poisson2d", "poisson3d", "stencil27", "elasticity", "block_stencil"):
         return permuted(rng, spec, est, what, seed)
     return spec, est, what
 
@@ -85,6 +87,16 @@ def make_unpermuted_spec(rng, family, nnz, seed):
         per_row = 27 * block
         spec, est = stencil_spec(rng, family, nnz / block, per_row, 3)
         return f"{spec},block={block}", est * block, f"{block} unknowns a node"
+    if family == "block_stencil":
+        block = rng.choice([2, 3, 4, 5, 6])
+        if rng.random() < 0.5:
+            spec, est = stencil_spec(rng, "elasticity", nnz / block, 7 * block, 3)
+            what = f"7-point nodes, {block} unknowns a node"
+        else:
+            spec, est = stencil_spec(rng, "elasticity", nnz / block, 5 * block, 2)
+            spec += ",nz=1"
+            what = f"5-point nodes, {block} unknowns a node"
+        return f"{spec},block={block},points=7", est * block, what
     if family == "powerlaw":
         mean = round(log_uniform(rng, 3, 48), 1)
         tail = rng.choice([1.3, 1.6, 2.0, 3.0])

@@ -56,6 +56,7 @@ CANDIDATES = [
     "vector-adaptive",
     "cusparse",
     "cusparse-alg2",
+    "inode",
 ]
 BASELINE = "cusparse"
 LARGE_NNZ = 300_000
@@ -81,9 +82,10 @@ FEATURES = [
     "row_near",
     "neighbor_near",
     "neighbor_mid",
+    "neighbor_same",
 ]
-# hola-bench's counts behind the last four (StructureStats in kernels/include/hola/features.hpp).
-STRUCTURE_COUNTS = ["group_slots", "row_near", "neighbor_near", "neighbor_mid"]
+# hola-bench's counts behind the last five (StructureStats in kernels/include/hola/features.hpp).
+STRUCTURE_COUNTS = ["group_slots", "row_near", "neighbor_near", "neighbor_mid", "neighbor_same"]
 
 
 def tree_features(m):
@@ -113,6 +115,7 @@ def tree_features(m):
         fraction("row_near"),
         fraction("neighbor_near"),
         fraction("neighbor_mid"),
+        fraction("neighbor_same"),
     ]
 
 
@@ -321,6 +324,7 @@ GAP_SCALE = {
     "row_near": "lin",
     "neighbor_near": "lin",
     "neighbor_mid": "lin",
+    "neighbor_same": "lin",
 }
 _TO_GAP = {"log": lambda x: np.log(np.maximum(x, 1e-300)), "log1p": np.log1p, "lin": lambda x: x}
 _FROM_GAP = {"log": np.exp, "log1p": np.expm1, "lin": lambda z: z}
@@ -888,7 +892,7 @@ def write_cases(path, cases, header_lines):
         "  bool transpose;",
         "  std::int64_t rows, cols, nnz, min_row, max_row, empty_rows;",
         "  double std_row, gini;",
-        "  std::int64_t group_slots, row_near, neighbor_near, neighbor_mid;",
+        "  std::int64_t group_slots, row_near, neighbor_near, neighbor_mid, neighbor_same;",
         "  const char* kernel;",
         "  const char* second;",
         "};",
@@ -902,10 +906,11 @@ def write_cases(path, cases, header_lines):
             f"{m['rows']}, {m['cols']}, {m['nnz']}, {m['min_row']}, {m['max_row']}, "
             f"{m['empty_rows']}, {cpp_double(m['std_row'])}, {cpp_double(m['gini'])}, "
             f"{m['group_slots']}, {m['row_near']}, {m['neighbor_near']}, {m['neighbor_mid']}, "
-            f"\"{c['kernel']}\", \"{c['second']}\"}},"
+            f"{m['neighbor_same']}, \"{c['kernel']}\", \"{c['second']}\"}},"
         )
     if not cases:
-        out.append("    {false, false, 0, 0, 0, 0, 0, 0, 0.0, 0.0, 0, 0, 0, 0, nullptr, nullptr},")
+        empty = "false, false, 0, 0, 0, 0, 0, 0, 0.0, 0.0, 0, 0, 0, 0, 0, nullptr, nullptr"
+        out.append(f"    {{{empty}}},")
     out += ["};", "", "}  // namespace hola::detail", "// clang-format on"]
     write_lines(path, out)
 

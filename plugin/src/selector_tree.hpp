@@ -16,8 +16,9 @@ struct TreeFeatures {
   float cv_row;          // std / mean row length
   float cols_over_rows;  // shape: wide > 1 > tall
   // StructureStats as fractions of nnz: lane use of one thread per row in groups of 32 rows;
-  // x read in runs along a row; x shared with the row above (same line; within 1024 columns).
-  float group_efficiency, row_near, neighbor_near, neighbor_mid;
+  // x read in runs along a row; x shared with the row above (same line; within 1024 columns);
+  // the row above's column list repeated (block rows: the unknowns of one mesh node).
+  float group_efficiency, row_near, neighbor_near, neighbor_mid, neighbor_same;
 };
 
 inline TreeFeatures tree_features(const MatrixFeatures& m) {
@@ -44,6 +45,7 @@ inline TreeFeatures tree_features(const MatrixFeatures& m) {
   f.row_near = static_cast<float>(c.fraction(c.row_near));
   f.neighbor_near = static_cast<float>(c.fraction(c.neighbor_near));
   f.neighbor_mid = static_cast<float>(c.fraction(c.neighbor_mid));
+  f.neighbor_same = static_cast<float>(c.fraction(c.neighbor_same));
   return f;
 }
 

@@ -698,11 +698,13 @@ FeatureReport measure_features(const PreparedMatrix& m) {
     why << "GPU features differ: std " << g.std_row << " vs " << c.std_row << ", gini " << g.gini
         << " vs " << c.gini;
   else if (gs.nnz != cs.nnz || gs.group_slots != cs.group_slots || gs.row_near != cs.row_near ||
-           gs.neighbor_near != cs.neighbor_near || gs.neighbor_mid != cs.neighbor_mid)
+           gs.neighbor_near != cs.neighbor_near || gs.neighbor_mid != cs.neighbor_mid ||
+           gs.neighbor_same != cs.neighbor_same)
     why << "GPU structure features differ (group slots " << gs.group_slots << " vs "
         << cs.group_slots << ", row near " << gs.row_near << " vs " << cs.row_near
         << ", neighbour near " << gs.neighbor_near << " vs " << cs.neighbor_near
-        << ", neighbour mid " << gs.neighbor_mid << " vs " << cs.neighbor_mid << ")";
+        << ", neighbour mid " << gs.neighbor_mid << " vs " << cs.neighbor_mid << ", neighbour same "
+        << gs.neighbor_same << " vs " << cs.neighbor_same << ")";
   report.mismatch = why.str();
   return report;
 }

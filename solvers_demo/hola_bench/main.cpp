@@ -92,10 +92,12 @@ nlohmann::json matrix_json(const hola::bench::PreparedMatrix& m,
                       {"row_near", c.row_near},
                       {"neighbor_near", c.neighbor_near},
                       {"neighbor_mid", c.neighbor_mid},
+                      {"neighbor_same", c.neighbor_same},
                       {"group_efficiency", c.group_efficiency()},
                       {"row_near_fraction", c.fraction(c.row_near)},
                       {"neighbor_near_fraction", c.fraction(c.neighbor_near)},
                       {"neighbor_mid_fraction", c.fraction(c.neighbor_mid)},
+                      {"neighbor_same_fraction", c.fraction(c.neighbor_same)},
                       {"features_from", gpu ? "gpu" : "cpu"},
                       {"load_s", m.load_s}};
   if (gpu) {

@@ -25,7 +25,8 @@ hola::MatrixFeatures features_of(const hola::detail::TreeCase& c) {
   hola::MatrixFeatures f;
   // In the order of the members of RowLengthStats and StructureStats (hola/features.hpp).
   f.lengths = {c.rows, c.cols, c.nnz, c.min_row, c.max_row, c.empty_rows, c.std_row, c.gini};
-  f.structure = {c.nnz, c.group_slots, c.row_near, c.neighbor_near, c.neighbor_mid};
+  f.structure = {c.nnz,           c.group_slots,  c.row_near,
+                 c.neighbor_near, c.neighbor_mid, c.neighbor_same};
   return f;
 }
 
@@ -284,6 +285,7 @@ TEST(Selector, TreeFeaturesAreTheDocumentedRatios) {
   EXPECT_FLOAT_EQ(f.row_near, static_cast<float>(c.row_near) / c.nnz);
   EXPECT_FLOAT_EQ(f.neighbor_near, static_cast<float>(c.neighbor_near) / c.nnz);
   EXPECT_FLOAT_EQ(f.neighbor_mid, static_cast<float>(c.neighbor_mid) / c.nnz);
+  EXPECT_FLOAT_EQ(f.neighbor_same, static_cast<float>(c.neighbor_same) / c.nnz);
   EXPECT_FLOAT_EQ(f.nnz, static_cast<float>(s.nnz));
   EXPECT_FLOAT_EQ(f.mean_row, static_cast<float>(s.mean_row()));
   EXPECT_FLOAT_EQ(f.empty_fraction, static_cast<float>(s.empty_fraction()));
