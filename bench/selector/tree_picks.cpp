@@ -18,9 +18,9 @@ int main() {
   hola::MatrixFeatures m;
   hola::RowLengthStats& s = m.lengths;
   hola::StructureStats& c = m.structure;
-  while (std::cin >> name >> s.rows >> s.cols >> s.nnz >> s.min_row >> s.max_row >>
-         s.empty_rows >> s.std_row >> s.gini >> c.group_slots >> c.row_near >> c.neighbor_near >>
-         c.neighbor_mid >> c.neighbor_same) {
+  while (std::cin >> name >> s.rows >> s.cols >> s.nnz >> s.min_row >> s.max_row >> s.empty_rows >>
+         s.std_row >> s.gini >> c.group_slots >> c.row_near >> c.neighbor_near >> c.neighbor_mid >>
+         c.neighbor_same) {
     c.nnz = s.nnz;
     const hola::detail::TreeFeatures f = hola::detail::tree_features(m);
     for (const bool single : {false, true})
