@@ -74,8 +74,17 @@ def tree_source(spec, workdir):
 def tree_picks(source, matrices, workdir, label):
     exe = os.path.join(workdir, f"tree_picks_{label}")
     subprocess.run(
-        ["g++", "-O1", "-std=c++17", f"-I{ROOT}/plugin/src", f"-I{ROOT}/kernels/include",
-         f"{ROOT}/bench/selector/tree_picks.cpp", source, "-o", exe],
+        [
+            "g++",
+            "-O1",
+            "-std=c++17",
+            f"-I{ROOT}/plugin/src",
+            f"-I{ROOT}/kernels/include",
+            f"{ROOT}/bench/selector/tree_picks.cpp",
+            source,
+            "-o",
+            exe,
+        ],
         check=True,
     )
     lines = "".join(
@@ -94,12 +103,19 @@ def with_rules(first, second, op, m, k):
     """The kernels the plugin's check races (first is what runs without it), after the rules."""
     runs = [first, second]
     same = m["neighbor_same"] / m["nnz"] if m["nnz"] else 0.0
-    if (op == "T" and first != "scalar" and m["max_row"] <= k["kShortRowsTransposeMaxRow"]
-            and m["nnz"] >= k["kShortRowsTransposeMinNnz"]):
+    if (
+        op == "T"
+        and first != "scalar"
+        and m["max_row"] <= k["kShortRowsTransposeMaxRow"]
+        and m["nnz"] >= k["kShortRowsTransposeMinNnz"]
+    ):
         runs = ["scalar"] + runs
     min_same = k["kRowGroupsMinSameFractionN"] if op == "N" else k["kRowGroupsMinSameFraction"]
-    if (same >= min_same and runs[0] != "inode"
-            and (op == "N" or m["nnz"] >= k["kRowGroupsTransposeMinNnz"])):
+    if (
+        same >= min_same
+        and runs[0] != "inode"
+        and (op == "N" or m["nnz"] >= k["kRowGroupsTransposeMinNnz"])
+    ):
         runs = ["inode", runs[0]]
     return list(dict.fromkeys(r for r in runs if r in train.CANDIDATES))
 
@@ -148,7 +164,9 @@ def main():
         for spec in args.trees:
             label, _, source = spec.partition("=")
             report["trees"][label] = source
-            picks[label] = tree_picks(tree_source(source, workdir), dataset.matrices, workdir, label)
+            picks[label] = tree_picks(
+                tree_source(source, workdir), dataset.matrices, workdir, label
+            )
     for (precision, op), (names, times) in sorted(dataset.tables.items()):
         keep = [i for i, n in enumerate(names) if held is None or n in held]
         names = [names[i] for i in keep]
@@ -160,7 +178,9 @@ def main():
             key = lambda n: (n.replace(" ", "_"), precision, op)  # noqa: E731
             alone = score(names, times, nnz, lambda n: list(p[key(n)]))
             ruled = score(
-                names, times, nnz,
+                names,
+                times,
+                nnz,
                 lambda n: with_rules(*p[key(n)], op, dataset.matrices[n], k),
             )
             per_label[label] = ruled[2]
@@ -170,20 +190,25 @@ def main():
                 "with_rules_oracle_ratio_hmean": ruled[0],
                 "with_rules_min_speedup_vs_cusparse_large": ruled[1],
             }
-            print(f"{precision}-{op} {label:8s} n {len(names)}: tree alone {alone[0]:.3f} "
-                  f"(min {alone[1]:.3f}x cuSPARSE large), with the rules {ruled[0]:.3f} "
-                  f"(min {ruled[1]:.3f}x)")
+            print(
+                f"{precision}-{op} {label:8s} n {len(names)}: tree alone {alone[0]:.3f} "
+                f"(min {alone[1]:.3f}x cuSPARSE large), with the rules {ruled[0]:.3f} "
+                f"(min {ruled[1]:.3f}x)"
+            )
         labels = list(picks)
         if len(labels) == 2:
             a, b = (per_label[x] for x in labels)
             ratio = a / b
             diff = [
                 {"matrix": names[i], "nnz": int(nnz[i]), f"{labels[0]}_over_{labels[1]}": ratio[i]}
-                for i in np.argsort(ratio) if abs(ratio[i] - 1) > 0.02
+                for i in np.argsort(ratio)
+                if abs(ratio[i] - 1) > 0.02
             ]
             combo["differences"] = diff
-            print(f"  matrices where {labels[0]}'s time differs by > 2 %: {len(diff)} "
-                  f"({sum(d[f'{labels[0]}_over_{labels[1]}'] < 1 for d in diff)} faster)")
+            print(
+                f"  matrices where {labels[0]}'s time differs by > 2 %: {len(diff)} "
+                f"({sum(d[f'{labels[0]}_over_{labels[1]}'] < 1 for d in diff)} faster)"
+            )
         report["combos"][f"{precision}-{op}"] = combo
     if args.out:
         with open(args.out, "w") as f:

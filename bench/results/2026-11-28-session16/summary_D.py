@@ -29,7 +29,9 @@ def best_speedup(corpus):
     times = {}
     for r in corpus["results"]:
         if r["correct"] and r["time_ms"] > 0:
-            times.setdefault((r["matrix"], r["precision"], r["op"]), {})[r["kernel"]] = r["time_ms"]
+            times.setdefault((r["matrix"], r["precision"], r["op"]), {})[r["kernel"]] = r[
+                "time_ms"
+            ]
     return {k: v["cusparse"] / min(v.values()) for k, v in times.items() if "cusparse" in v}
 
 
