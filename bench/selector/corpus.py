@@ -7,10 +7,10 @@ Every generated family of docs/architecture.md, "Test matrices" (2D/3D stencils,
 uniform, R-MAT, circuit-like, arrow, rectangular wide and tall, random row lengths, single
 row / column), finite-element-like block rows (elasticity: 27-point node coupling, 1-6 unknowns
 a node; block_stencil: 7-point (3D) or 5-point (2D) node coupling, 2-6 unknowns a node, the
-layout of multi-component finite-difference problems such as PETSc's SNES ex19), heavy-tailed (Pareto) row lengths, and a quarter of the stencils and block matrices
-randomly renumbered (perm=SEED: the same matrix without its banded order); sizes log-uniform
-between 10 k and 20 M nonzeros plus a few up to 60 M. The
-same seed gives the same list. Lines are "name spec"; the order is shuffled so that a run cut
+layout of multi-component finite-difference problems such as PETSc's SNES ex19), heavy-tailed
+(Pareto) row lengths, and a quarter of the stencils and block matrices randomly renumbered
+(perm=SEED: the same matrix without its banded order); sizes log-uniform between 10 k and 20 M
+nonzeros plus a few up to 60 M. The same seed gives the same list. Lines are "name spec"; the order is shuffled so that a run cut
 short by hola-bench's --time-budget-s still spans the families. The real matrices are not listed:
 scripts/selector-device.sh passes HOLA_MATRICES_DIR to hola-bench as well.
 """
