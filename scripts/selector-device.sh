@@ -27,6 +27,10 @@
 # scripts/device-check.sh build, which fills the same build-device), SELECTOR_ALLOW_PARTIAL
 # (1: install trees trained on a corpus the budget cut short; by default they are written to
 # $OUT only and the script exits 2),
+# SELECTOR_RESUME (a data file, .json or .json.gz, of an earlier run of this script that its
+# budget cut short, with the same SELECTOR_COUNT: only the matrices it lacks are measured, the
+# two runs are merged by bench/selector/resume.py, and the rest goes on as for a whole run; a
+# second resume can follow one that was cut short again),
 # SELECTOR_COUNT (corpus size, default 300), HOLA_MATRICES_DIR (default ./.carry/matrices, then
 # ../shared/matrices), HOLA_COMMIT (default: git rev-parse HEAD or ./.carry/commit),
 # BENCH_ARGS (extra hola-bench arguments).
@@ -85,14 +89,37 @@ python3 bench/selector/corpus.py --count "${SELECTOR_COUNT:-300}" --out "$BUILD/
 budget=$(( TOTAL - ($(date +%s) - start) - TRAIN_RESERVE ))
 [ $budget -ge 30 ] || budget=30
 log "hola-bench over the corpus, time budget $budget s"
-inputs=(-m "@$BUILD/selector-corpus.txt")
-[ -n "${HOLA_MATRICES_DIR:-}" ] && [ -d "$HOLA_MATRICES_DIR" ] && inputs+=(-m "$HOLA_MATRICES_DIR")
-"$BUILD/solvers_demo/hola-bench" "${inputs[@]}" -p double -p float --op N --op T \
-  -k hola -k merge -k light -k scalar -k vector -k vector-adaptive -k cusparse-alg2 -k inode \
-  --warmup 3 --reps 10 --time-cap-ms 20 --time-budget-s "$budget" -j "$JOBS" \
-  --commit "$HOLA_COMMIT" --json "$data" ${BENCH_ARGS:-} > "$BUILD/selector-bench.txt" 2>> "$LOG"
-rc=$?
-log "hola-bench exit $rc (1: wrong results or failed matrices, listed above; they are left out of training)"
+# run_bench OUT.json INPUTS...: the candidates on INPUTS within the budget.
+run_bench() {
+  local out="$1"; shift
+  "$BUILD/solvers_demo/hola-bench" "$@" -p double -p float --op N --op T \
+    -k hola -k merge -k light -k scalar -k vector -k vector-adaptive -k cusparse-alg2 -k inode \
+    --warmup 3 --reps 10 --time-cap-ms 20 --time-budget-s "$budget" -j "$JOBS" \
+    --commit "$HOLA_COMMIT" --json "$out" ${BENCH_ARGS:-} > "$BUILD/selector-bench.txt" 2>> "$LOG"
+  log "hola-bench exit $? (1: wrong results or failed matrices, listed above; they are left out of training)"
+}
+if [ -z "${SELECTOR_RESUME:-}" ]; then
+  inputs=(-m "@$BUILD/selector-corpus.txt")
+  [ -n "${HOLA_MATRICES_DIR:-}" ] && [ -d "$HOLA_MATRICES_DIR" ] && inputs+=(-m "$HOLA_MATRICES_DIR")
+  run_bench "$data" "${inputs[@]}"
+else
+  # Only what the earlier run lacks, then one data file of both.
+  [ -f "$SELECTOR_RESUME" ] || { log "SELECTOR_RESUME: no file $SELECTOR_RESUME"; exit 1; }
+  rest="$BUILD/selector-rest.txt"
+  python3 bench/selector/resume.py missing "$BUILD/selector-corpus.txt" "$SELECTOR_RESUME" \
+    "${HOLA_MATRICES_DIR:-}" > "$rest"
+  case $? in
+    0) log "resuming $SELECTOR_RESUME: $(wc -l < "$rest") matrices left to measure"
+       run_bench "$data.rest.json" -m "@$rest" ;;
+    3) log "resuming $SELECTOR_RESUME: nothing left to measure"
+       echo '{"matrices": [], "results": [], "matrices_requested": 0}' > "$data.rest.json" ;;
+    *) log "resume.py missing failed"; exit 1 ;;
+  esac
+  [ -s "$data.rest.json" ] || { log "no results"; exit 1; }
+  python3 bench/selector/resume.py merge "$SELECTOR_RESUME" "$data.rest.json" "$data" 2>&1 | tee -a "$LOG"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { log "resume.py merge failed"; exit 1; }
+  rm -f "$data.rest.json"
+fi
 [ -s "$data" ] || { log "no results"; exit 1; }
 # A corpus cut short by the budget trains worse trees (session 6's run I: 134 of 312 matrices
 # after a cold build, trees that lost to the committed ones), so they are not installed into
