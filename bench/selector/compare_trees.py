@@ -87,15 +87,17 @@ def tree_picks(source, matrices, workdir, label):
         ],
         check=True,
     )
+    # Matrices by their position (names may hold spaces), picks by name.
+    names = list(matrices)
     lines = "".join(
-        " ".join([name.replace(" ", "_")] + [repr(m[k]) for k in COUNTS]) + "\n"
-        for name, m in matrices.items()
+        " ".join([str(i)] + [repr(matrices[n][k]) for k in COUNTS]) + "\n"
+        for i, n in enumerate(names)
     )
     out = subprocess.run([exe], input=lines, check=True, capture_output=True, text=True).stdout
     picks = {}
     for line in out.splitlines():
-        name, precision, op, first, second = line.split()
-        picks[(name, precision, op)] = (first, second)
+        i, precision, op, first, second = line.split()
+        picks[(names[int(i)], precision, op)] = (first, second)
     return picks
 
 
@@ -175,13 +177,12 @@ def main():
         combo = {}
         per_label = {}
         for label, p in picks.items():
-            key = lambda n: (n.replace(" ", "_"), precision, op)  # noqa: E731
-            alone = score(names, times, nnz, lambda n: list(p[key(n)]))
+            alone = score(names, times, nnz, lambda n: list(p[(n, precision, op)]))
             ruled = score(
                 names,
                 times,
                 nnz,
-                lambda n: with_rules(*p[key(n)], op, dataset.matrices[n], k),
+                lambda n: with_rules(*p[(n, precision, op)], op, dataset.matrices[n], k),
             )
             per_label[label] = ruled[2]
             combo[label] = {

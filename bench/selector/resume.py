@@ -16,16 +16,12 @@ PARTIAL's matrices plus what REST was asked for (a REST cut short leaves the mer
 train.py and validate.py read the result as one corpus run. Sessions 12 and 16 did this by hand
 (their runs E and B).
 """
-import gzip
 import json
 import os
 import sys
 
-
-def read_json(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        return json.load(f)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from validate import read_json  # noqa: E402
 
 
 def missing(corpus_path, partial_path, matrices_dir=None):

@@ -9,30 +9,16 @@ Per (precision, op) and pooled over the 92 held-out matrices, for each trees and
 - cases below 0.97x cuSPARSE among matrices of >= 300 000 nonzeros, and the kernels auto ran.
 Usage: python3 bench/results/2026-11-28-session16/summary_D.py > D-summary.txt
 """
-import gzip
-import json
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.join(ROOT, "bench", "selector"))
+import validate  # noqa: E402
+
 CORPUS = os.path.join(ROOT, "bench/selector/data/2026-11-28-h200-inode.json.gz")
 LARGE = 300_000
-
-
-def load(path):
-    with gzip.open(path, "rt") as f:
-        return json.load(f)
-
-
-def best_speedup(corpus):
-    """(matrix, precision, op) -> best candidate's speed-up over cuSPARSE in the corpus run."""
-    times = {}
-    for r in corpus["results"]:
-        if r["correct"] and r["time_ms"] > 0:
-            times.setdefault((r["matrix"], r["precision"], r["op"]), {})[r["kernel"]] = r[
-                "time_ms"
-            ]
-    return {k: v["cusparse"] / min(v.values()) for k, v in times.items() if "cusparse" in v}
 
 
 def hmean(xs):
@@ -40,11 +26,11 @@ def hmean(xs):
 
 
 def main():
-    best = best_speedup(load(CORPUS))
+    best = validate.best_speedups(validate.read_json(CORPUS))
     print("# " + __doc__.splitlines()[0])
     for t in ("before", "after"):
         for rnd in (1, 2):
-            run = load(os.path.join(HERE, f"D-{t}-{rnd}.json.gz"))
+            run = validate.read_json(os.path.join(HERE, f"D-{t}-{rnd}.json.gz"))
             res = {(r["matrix"], r["precision"], r["op"], r["kernel"]): r for r in run["results"]}
             if rnd == 1 and t == "before":
                 print(f"# commit {run.get('commit', '?')[:10]}, {run.get('device', '?')}")
