@@ -38,12 +38,6 @@ using rowwise::RowArgs;
 // one x value per row). Longer runs are cut; a run of 3 (3D elasticity) is one group.
 constexpr int kMaxGroupRows = 4;
 
-// Steps of a vector's column loop loaded together (each behind its own bound): the column
-// indices, then the x entries, so that a group's dependent loads (index, then x) are in flight
-// for up to this many steps at once. Block rows of 2-4 unknowns a node with 7- or 5-point
-// coupling have 14-28 entries a row, 2-4 steps of 4-8 lanes: one round.
-constexpr int kGroupSteps = 4;
-
 template <class V, class I, class O>
 struct GroupArgs {
   RowArgs<V, I, O> a;
@@ -136,54 +130,30 @@ __global__ __launch_bounds__(kMaxThreadsPerBlock) void inode_kernel(GroupArgs<V,
 #pragma unroll
       for (int r = 0; r < kMaxGroupRows; ++r)
         scaled_x[r] = r < group.count ? a.alpha * load_ro(a.x + group.first + r) : V(0);
-      for (U k0 = lane; k0 < group.length; k0 += kGroupSteps * Width) {
-        bool in[kGroupSteps];
-        I col[kGroupSteps];
-        V sum[kGroupSteps];
+      for (U k = lane; k < group.length; k += Width) {
+        const U at = group.begin + k;
+        const I col = load_ro(a.col_idx + at);
+        V sum = V(0);
 #pragma unroll
-        for (int s = 0; s < kGroupSteps; ++s) {
-          const U k = k0 + static_cast<U>(s * Width);
-          in[s] = k < group.length;
-          col[s] = in[s] ? load_ro(a.col_idx + group.begin + k) : I(0);
-          sum[s] = V(0);
-#pragma unroll
-          for (int r = 0; r < kMaxGroupRows; ++r)
-            if (in[s] && r < group.count)
-              sum[s] += load_ro(a.values + group.begin + k + static_cast<U>(r) * group.length) *
-                        scaled_x[r];
-        }
-#pragma unroll
-        for (int s = 0; s < kGroupSteps; ++s)
-          if (in[s]) atomicAdd(a.y_out + col[s], sum[s]);
+        for (int r = 0; r < kMaxGroupRows; ++r)
+          if (r < group.count)
+            sum += load_ro(a.values + at + static_cast<U>(r) * group.length) * scaled_x[r];
+        atomicAdd(a.y_out + col, sum);
       }
     } else {
       V sum[kMaxGroupRows];
 #pragma unroll
       for (int r = 0; r < kMaxGroupRows; ++r) sum[r] = V(0);
-      for (U k0 = lane; k0 < group.length; k0 += kGroupSteps * Width) {
-        bool in[kGroupSteps];
-        I col[kGroupSteps];
-        V value[kGroupSteps][kMaxGroupRows];
+      for (U k = lane; k < group.length; k += Width) {
+        const U at = group.begin + k;
+        V value[kMaxGroupRows];
 #pragma unroll
-        for (int s = 0; s < kGroupSteps; ++s) {
-          const U at = group.begin + k0 + static_cast<U>(s * Width);
-          in[s] = k0 + static_cast<U>(s * Width) < group.length;
-          col[s] = in[s] ? load_ro(a.col_idx + at) : I(0);
+        for (int r = 0; r < kMaxGroupRows; ++r)
+          value[r] =
+              r < group.count ? load_ro(a.values + at + static_cast<U>(r) * group.length) : V(0);
+        const V xv = load_ro(a.x + load_ro(a.col_idx + at));
 #pragma unroll
-          for (int r = 0; r < kMaxGroupRows; ++r)
-            value[s][r] = in[s] && r < group.count
-                              ? load_ro(a.values + at + static_cast<U>(r) * group.length)
-                              : V(0);
-        }
-        V xv[kGroupSteps];
-#pragma unroll
-        for (int s = 0; s < kGroupSteps; ++s) xv[s] = in[s] ? load_ro(a.x + col[s]) : V(0);
-        // Step by step, as one step a round would: the same additions in the same order.
-#pragma unroll
-        for (int s = 0; s < kGroupSteps; ++s)
-#pragma unroll
-          for (int r = 0; r < kMaxGroupRows; ++r)
-            if (in[s]) sum[r] += value[s][r] * xv[s];
+        for (int r = 0; r < kMaxGroupRows; ++r) sum[r] += value[r] * xv;
       }
 #pragma unroll
       for (int r = 0; r < kMaxGroupRows; ++r) {
