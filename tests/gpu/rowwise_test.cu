@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -214,55 +213,6 @@ TYPED_TEST(RowwiseTest, TransposeCombine) {
   for (int bad : {-2, 2, 7}) {
     KernelOptions wrong;
     wrong.transpose_combine = bad;
-    EXPECT_THROW((gpu::make_vector_adaptive<V, I, O>(wrong)), hola::error) << bad;
-  }
-}
-
-// Op T with hub columns summed per block (transpose_hubs): the families (few of them have hubs:
-// the plain scatter then runs), R-MAT graphs and hub columns on both sides of kHubMinEntries,
-// more hubs than shared-memory slots (every column of a dense-ish matrix is one), every width,
-// applies queued back to back, and what tuning() reports once the hubs are known.
-TYPED_TEST(RowwiseTest, TransposeHubs) {
-  HOLA_TYPES;
-  KernelOptions hubs;
-  hubs.gather_transpose_max_nnz = 0;  // the scatter at every size
-  hubs.transpose_hubs = 1;
-  std::vector<NamedMatrix> corpus = families();
-  corpus.push_back({"rmat 14, ef 16", gen::rmat(14, 16, 3)});
-  corpus.push_back({"rmat 12, ef 8, a = 0.7", gen::rmat(12, 8, 5, 0.7, 0.1, 0.1)});
-  corpus.push_back({"hub columns of 63, 64, 65", hub_columns(4000, {{3, 63}, {10, 64}, {999, 65}})});
-  corpus.push_back({"one hub of 20000", hub_columns(20000, {{19999, 20000}})});
-  corpus.push_back({"random 5000 x 5000, 150 a row", gen::random_rect(5000, 5000, 150, 9)});
-  for (KernelFactory<V, I, O> make :
-       {&gpu::make_vector_adaptive<V, I, O>, &make_adaptive_fixed<V, I, O, 2>,
-        &make_adaptive_fixed<V, I, O, 4>, &make_adaptive_fixed<V, I, O, 8>,
-        &make_adaptive_fixed<V, I, O, 16>, &gpu::make_vector<V, I, O>})
-    check_kernel_on_corpus<DeviceMemory, V, I, O>(corpus, make, hubs);
-  TestStream stream;
-  for (const NamedMatrix& m : {corpus[corpus.size() - 5], corpus[corpus.size() - 2]})
-    check_back_to_back<V, I, O>(m, gpu::make_vector_adaptive<V, I, O>, hubs, stream.get());
-  const auto tuning_after_transpose = [&](const gen::Csr64& A) {
-    KernelOnMatrix<DeviceMemory, V, I, O> k(A, gpu::make_vector_adaptive<V, I, O>, hubs, nullptr);
-    DeviceMemory::Array<V> x(A.rows), y(A.cols);
-    x.upload(std::vector<V>(static_cast<std::size_t>(A.rows), V(1)));
-    k.kernel->apply(Op::T, V(1), x.get(), V(0), y.get(), y.get(), nullptr);
-    DeviceMemory::sync();
-    return std::make_pair(k.kernel->tuning(Op::T), k.kernel->workspace_bytes());
-  };
-  const auto [rmat_tuning, rmat_bytes] = tuning_after_transpose(gen::rmat(14, 16, 3));
-  EXPECT_NE(rmat_tuning.find("hub columns"), std::string::npos) << rmat_tuning;
-  EXPECT_GE(rmat_bytes, std::size_t(1) << 16);  // a slot number per column
-  // Every column of about 150 entries: all are hubs, as many as the slots hold.
-  const std::string dense = tuning_after_transpose(gen::random_rect(5000, 5000, 150, 9)).first;
-  const std::string slots = std::to_string(std::is_same_v<V, double> ? 4096 : 5000);
-  EXPECT_NE(dense.find(", " + slots + " hub columns"), std::string::npos) << dense;
-  // Poisson: no column reaches kHubMinEntries, so nothing is kept and the plain scatter runs.
-  const auto [poisson_tuning, poisson_bytes] = tuning_after_transpose(gen::poisson2d(60, 60));
-  EXPECT_EQ(poisson_tuning.find("hub"), std::string::npos) << poisson_tuning;
-  EXPECT_EQ(poisson_bytes, 0u);
-  for (int bad : {-2, 2}) {
-    KernelOptions wrong;
-    wrong.transpose_hubs = bad;
     EXPECT_THROW((gpu::make_vector_adaptive<V, I, O>(wrong)), hola::error) << bad;
   }
 }

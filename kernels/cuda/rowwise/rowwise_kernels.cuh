@@ -9,13 +9,11 @@
 // Included by the instantiation files rowwise_*.cu only.
 #pragma once
 
-#include <cstdio>
 #include <memory>
 #include <string>
 
 #include "hola/gpu_kernels.hpp"
 #include "rowwise/gather_transpose.cuh"
-#include "rowwise/hub_scatter.cuh"
 #include "rowwise/row_common.cuh"
 
 namespace hola::cuda::rowwise {
@@ -133,9 +131,6 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
     if (options.transpose_combine < -1 || options.transpose_combine > 1)
       fail(status::invalid_argument, this->name_ + ": transpose_combine must be -1, 0 or 1, got " +
                                          std::to_string(options.transpose_combine));
-    if (options.transpose_hubs < -1 || options.transpose_hubs > 1)
-      fail(status::invalid_argument, this->name_ + ": transpose_hubs must be -1, 0 or 1, got " +
-                                         std::to_string(options.transpose_hubs));
   }
 
   void setup(const CsrView<V, I, O>& A, void* /*stream*/) override {
@@ -147,24 +142,16 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
                      : vector_rows_fn<true, false, V, I, O>(width_);
     grid_ = grid_size(A.rows, this->threads_per_block_ / width_, kMaxGridBlocks);
     gather_.setup(A, this->options_, this->threads_per_block_);
-    hubs_.setup(A, this->options_.transpose_hubs == 1 && !this->options_.deterministic, width_,
-                this->threads_per_block_);
     this->ready_ = true;
   }
 
-  std::size_t workspace_bytes() const override { return gather_.bytes() + hubs_.bytes(); }
+  std::size_t workspace_bytes() const override { return gather_.bytes(); }
 
   std::string tuning(Op op) const override {
     if (!this->ready_) return {};
     if (op == Op::T && gather_.active()) return "column gather";
-    std::string text = std::to_string(width_) + " lanes per row";
-    if (op == Op::T && hubs_.hubs() > 0) {
-      char share[64];
-      std::snprintf(share, sizeof share, ", %d hub columns (%.1f %% of the nonzeros)",
-                    hubs_.hubs(), 100.0 * hubs_.share());
-      return text + share;
-    }
-    return text + (op == Op::T && combine_ && !hubs_.wanted() ? ", columns combined" : "");
+    return std::to_string(width_) + " lanes per row" +
+           (op == Op::T && combine_ ? ", columns combined" : "");
   }
 
   void apply(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out, void* stream) override {
@@ -182,7 +169,6 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
       this->refuse_scatter_if_deterministic();
       this->scale_transpose_output(beta, y_in, y_out, nullptr, s);
       if (A.rows == 0 || A.nnz == 0) return;
-      if (hubs_.apply(A, a, s)) return;
       t_fn_<<<grid_, this->threads_per_block_, 0, s>>>(a);
       HOLA_CUDA_CHECK_LAUNCH("vector_rows_kernel<T>");
     }
@@ -196,7 +182,6 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
   RowKernelFn<V, I, O> t_fn_ = nullptr;
   unsigned grid_ = 1;
   GatherTranspose<V, I, O> gather_;
-  HubScatter<V, I, O> hubs_;  // op T with hub columns summed per block (transpose_hubs)
 };
 
 }  // namespace hola::cuda::rowwise
