@@ -787,12 +787,14 @@ KernelSpec parse_kernel_spec(const std::string& spec) {
       k.options.lanes_per_row = value;
     else if (key == "comb")
       k.options.transpose_combine = value;
+    else if (key == "hubs")
+      k.options.transpose_hubs = value;
     else if (key == "check" && k.name == "auto")
       k.auto_check = value != 0;
     else
       fail(status::invalid_argument,
            "unknown kernel option '" + key +
-               "' (tpb, npt, det, tvar, carry, gather, fuse, pf, lanes, comb)");
+               "' (tpb, npt, det, tvar, carry, gather, fuse, pf, lanes, comb, hubs)");
     pos = comma + 1;
   }
   return k;

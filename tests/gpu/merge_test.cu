@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu_harness.hpp"
@@ -137,6 +138,63 @@ TYPED_TEST(MergeTest, NonDefaultStream) {
 TYPED_TEST(MergeTest, ApplyIsCapturable) {
   HOLA_TYPES;
   check_apply_capturable<V, I, O>(make<V, I, O>, {KernelOptions{}});
+}
+
+// Op T with hub columns summed per block (transpose_hubs): the families and the long rows
+// (arrow: one hub column), R-MAT graphs, more hubs than slots (every column of a dense-ish random
+// matrix is one), slot counts from the smallest allowed to the default, what tuning() and the
+// workspace report once the hubs are known, a first product inside a graph capture, and bad
+// option values.
+TYPED_TEST(MergeTest, TransposeHubs) {
+  HOLA_TYPES;
+  std::vector<NamedMatrix> corpus = family_corpus();
+  for (NamedMatrix& m : long_row_corpus()) corpus.push_back(std::move(m));
+  corpus.push_back({"rmat 14, ef 16", gen::rmat(14, 16, 3)});
+  corpus.push_back({"rmat 12, ef 8, a = 0.7", gen::rmat(12, 8, 5, 0.7, 0.1, 0.1)});
+  corpus.push_back({"random 5000 x 5000, 150 a row", gen::random_rect(5000, 5000, 150, 9)});
+  for (int slots : {1, 64, 128, 4096}) {
+    KernelOptions hubs;
+    hubs.transpose_hubs = slots;
+    SCOPED_TRACE("transpose_hubs " + std::to_string(slots));
+    check_kernel_on_corpus<DeviceMemory, V, I, O>(corpus, make<V, I, O>, hubs);
+  }
+  const auto after_transpose = [](const gen::Csr64& A, int slots) {
+    KernelOptions hubs;
+    hubs.transpose_hubs = slots;
+    KernelOnMatrix<DeviceMemory, V, I, O> k(A, make<V, I, O>, hubs, nullptr);
+    DeviceMemory::Array<V> x(A.rows), y(A.cols);
+    x.upload(std::vector<V>(static_cast<std::size_t>(A.rows), V(1)));
+    k.kernel->apply(Op::T, V(1), x.get(), V(0), y.get(), y.get(), nullptr);
+    DeviceMemory::sync();
+    return std::make_pair(k.kernel->tuning(Op::T), k.kernel->workspace_bytes());
+  };
+  const gen::Csr64 rmat = gen::rmat(14, 16, 3);
+  const auto [rmat_tuning, rmat_bytes] = after_transpose(rmat, 1);
+  EXPECT_NE(rmat_tuning.find("hub columns"), std::string::npos) << rmat_tuning;
+  // A slot number per column on top of the tiles' coordinates and carries.
+  EXPECT_GE(rmat_bytes, static_cast<std::size_t>(rmat.cols) * 4);
+  // Every column holds about 150 entries: all are hubs, as many as half the table. 64 hubs hold
+  // 1.3 % of the nonzeros, under kHubMinShare: none are kept.
+  const gen::Csr64 dense = gen::random_rect(5000, 5000, 150, 9);
+  const std::string many = after_transpose(dense, 2048).first;
+  EXPECT_EQ(many.rfind("1024 hub columns", 0), 0u) << many;
+  EXPECT_EQ(after_transpose(dense, 128).first, "");
+  // Poisson: no column reaches 64 entries, nothing is kept, the plain kernel runs.
+  const gen::Csr64 poisson = gen::poisson2d(60, 60);
+  const auto [poisson_tuning, poisson_bytes] = after_transpose(poisson, 1);
+  EXPECT_EQ(poisson_tuning, "");
+  const std::size_t plain_bytes =
+      workspace_after_setup<V, I, O>(poisson, make<V, I, O>, KernelOptions{});
+  EXPECT_EQ(poisson_bytes, plain_bytes);
+  // The first op T product captured into a graph: the hubs are not searched during the capture.
+  KernelOptions on;
+  on.transpose_hubs = 1;
+  check_apply_capturable<V, I, O>(make<V, I, O>, {on});
+  for (int bad : {-2, 2, 63, 100, 32768}) {
+    KernelOptions wrong;
+    wrong.transpose_hubs = bad;
+    EXPECT_THROW((make<V, I, O>(wrong)), hola::error) << bad;
+  }
 }
 
 TYPED_TEST(MergeTest, WorkspaceIsSmall) {

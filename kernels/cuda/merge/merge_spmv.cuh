@@ -20,17 +20,23 @@
 //                                      as much as its work), with the same additions in the same
 //                                      order.
 //   T:      scale pass (y = beta y), then merge_transpose_kernel: same tiles, each nonzero's row
-//           found by the walk, atomicAdd into y (not reproducible bitwise).
+//           found by the walk, atomicAdd into y (not reproducible bitwise). With
+//           KernelOptions::transpose_hubs, on a matrix with hub columns (common/hub_columns.cuh)
+//           the blocks stay resident and loop over the tiles, adding a hub's products into a
+//           shared-memory slot and each slot into y once at the block's end.
 #pragma once
 
 #include <cub/block/block_scan.cuh>
 
+#include <algorithm>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "common/cuda_utils.cuh"
+#include "common/hub_columns.cuh"
 #include "hola/gpu_kernels.hpp"
 #include "hola/spmv_kernel.hpp"
 
@@ -66,6 +72,12 @@ template <class V>
 inline constexpr int kDefaultThreads = 128;
 template <class V>
 inline constexpr int kDefaultItems = sizeof(V) > 4 ? 7 : 11;
+
+// Op T with hub columns (KernelOptions::transpose_hubs = 1): a hash table of this many entries
+// per block (at most half of them hubs), beside the tile's own shared memory; the option may
+// name another power of two from 64 to kMaxHubSlots.
+inline constexpr int kDefaultHubSlots = 2048;
+inline constexpr int kMaxHubSlots = 16384;
 
 // Minimum resident blocks per SM for the N kernel: 1536 threads per SM (at most 40 registers),
 // or 1024 (64 registers) for double with 256 threads or 11 items, which spill at 40. Without a
@@ -337,58 +349,106 @@ __global__ void __launch_bounds__(kScaleThreads)
   }
 }
 
-// y[col] += alpha * x[row] * a for every nonzero of the tile (y pre-scaled by beta).
-template <class V, class I, class O, int THREADS, int ITEMS>
+// The hub columns of a transpose (HubColumns): their open-addressing table of 2^bits entries.
+template <class I>
+struct TransposeHubs {
+  const I* table = nullptr;
+  int capacity = 0;
+  int bits = 0;
+};
+
+// y[col] += alpha * x[row] * a for every nonzero of the tile (y pre-scaled by beta). Without
+// Hubs a block takes tile blockIdx.x; with Hubs the grid is resident, each block loops over the
+// tiles blockIdx.x, + gridDim.x, ... summing the hub columns' products in its copy of the hub
+// table in dynamic shared memory, and adds each hub's sum into y at its end.
+template <class V, class I, class O, int THREADS, int ITEMS, bool Hubs>
 __global__ void __launch_bounds__(THREADS)
     merge_transpose_kernel(std::int64_t rows, const O* __restrict__ row_ptr,
                            const I* __restrict__ col_idx, const V* __restrict__ values,
                            const V* __restrict__ x, V alpha, const PathCoord* __restrict__ coords,
-                           V* y) {
+                           V* y, std::int64_t num_tiles, TransposeHubs<I> hubs) {
   constexpr int kTileItems = THREADS * ITEMS;
   // alpha x of the tile's rows [tile_rows + 1] | row ends (int) [tile_rows + 1] |
   // row of each nonzero (int) [tile_nnz].
   __shared__ V s_tile[shared_slots<V>(kTileItems + 1, kTileItems + 1)];
-
-  const PathCoord begin = coords[blockIdx.x];
-  const PathCoord end = coords[blockIdx.x + 1];
-  const int tile_rows = static_cast<int>(end.row - begin.row);
-  const int tile_nnz = static_cast<int>(end.nz - begin.nz);
-  if (tile_nnz == 0) return;  // whole block, before any barrier
-  const int tile_items = tile_rows + tile_nnz;
-  V* s_scaled_x = s_tile;
-  int* s_row_end = reinterpret_cast<int*>(s_tile + tile_rows + 1);
-  int* s_row_of = s_row_end + tile_rows + 1;
-
-  for (int k = threadIdx.x; k <= tile_rows; k += THREADS) {
-    const std::int64_t r = begin.row + k;
-    s_scaled_x[k] = r < rows ? alpha * __ldg(x + r) : V(0);
+  // Hubs: the table's sums [capacity] | its columns [capacity].
+  extern __shared__ __align__(16) unsigned char merge_hub_shared[];
+  V* slot_sum = reinterpret_cast<V*>(merge_hub_shared);
+  I* slot_col = reinterpret_cast<I*>(slot_sum + hubs.capacity);
+  if constexpr (Hubs) {
+    for (int k = threadIdx.x; k < hubs.capacity; k += THREADS) {
+      slot_sum[k] = V(0);
+      slot_col[k] = __ldg(hubs.table + k);
+    }
+    __syncthreads();
   }
-  load_local_row_ends<O, THREADS>(rows, row_ptr, begin, tile_rows, tile_nnz, s_row_end);
-  __syncthreads();
+  const std::int64_t tile_stride = Hubs ? static_cast<std::int64_t>(gridDim.x) : num_tiles;
+  for (std::int64_t tile = blockIdx.x; tile < num_tiles; tile += tile_stride) {
+    const PathCoord begin = coords[tile];
+    const PathCoord end = coords[tile + 1];
+    const int tile_rows = static_cast<int>(end.row - begin.row);
+    const int tile_nnz = static_cast<int>(end.nz - begin.nz);
+    if (tile_nnz == 0) continue;  // whole block, before any barrier of the tile
+    const int tile_items = tile_rows + tile_nnz;
+    V* s_scaled_x = s_tile;
+    int* s_row_end = reinterpret_cast<int*>(s_tile + tile_rows + 1);
+    int* s_row_of = s_row_end + tile_rows + 1;
 
-  const int diagonal = min(static_cast<int>(threadIdx.x) * ITEMS, tile_items);
-  int row = merge_path_search(diagonal, s_row_end, tile_rows, tile_nnz);
-  int nz = diagonal - row;
-  const int steps = min(ITEMS, tile_items - diagonal);
+    for (int k = threadIdx.x; k <= tile_rows; k += THREADS) {
+      const std::int64_t r = begin.row + k;
+      s_scaled_x[k] = r < rows ? alpha * __ldg(x + r) : V(0);
+    }
+    load_local_row_ends<O, THREADS>(rows, row_ptr, begin, tile_rows, tile_nnz, s_row_end);
+    __syncthreads();
+
+    const int diagonal = min(static_cast<int>(threadIdx.x) * ITEMS, tile_items);
+    int row = merge_path_search(diagonal, s_row_end, tile_rows, tile_nnz);
+    int nz = diagonal - row;
+    const int steps = min(ITEMS, tile_items - diagonal);
 #pragma unroll
-  for (int it = 0; it < ITEMS; ++it) {
-    if (it < steps) {
-      if (s_row_end[row] <= nz) {
-        ++row;
-      } else {
-        s_row_of[nz] = row;
-        ++nz;
+    for (int it = 0; it < ITEMS; ++it) {
+      if (it < steps) {
+        if (s_row_end[row] <= nz) {
+          ++row;
+        } else {
+          s_row_of[nz] = row;
+          ++nz;
+        }
       }
     }
-  }
-  __syncthreads();
+    __syncthreads();
 
 #pragma unroll
-  for (int it = 0; it < ITEMS; ++it) {
-    const int k = it * THREADS + threadIdx.x;
-    if (k < tile_nnz) {
-      const std::int64_t idx = begin.nz + k;
-      atomicAdd(y + __ldg(col_idx + idx), __ldg(values + idx) * s_scaled_x[s_row_of[k]]);
+    for (int it = 0; it < ITEMS; ++it) {
+      const int k = it * THREADS + threadIdx.x;
+      if (k < tile_nnz) {
+        const std::int64_t idx = begin.nz + k;
+        const I col = __ldg(col_idx + idx);
+        const V product = __ldg(values + idx) * s_scaled_x[s_row_of[k]];
+        if constexpr (Hubs) {
+          // Probe the shared table until the column or an empty entry (it is at most half full).
+          const unsigned mask = static_cast<unsigned>(hubs.capacity - 1);
+          unsigned at = cuda::hub_hash(static_cast<std::uint64_t>(col), hubs.bits);
+          I held = slot_col[at];
+          while (held != col && held != I(-1)) {
+            at = (at + 1) & mask;
+            held = slot_col[at];
+          }
+          if (held == col) {
+            atomicAdd(slot_sum + at, product);
+            continue;
+          }
+        }
+        atomicAdd(y + col, product);
+      }
+    }
+    if constexpr (Hubs) __syncthreads();  // the next tile reuses s_tile
+  }
+  if constexpr (Hubs) {
+    __syncthreads();
+    for (int k = threadIdx.x; k < hubs.capacity; k += THREADS) {
+      const V sum = slot_sum[k];
+      if (slot_col[k] != I(-1) && sum != V(0)) atomicAdd(y + slot_col[k], sum);
     }
   }
 }
@@ -398,13 +458,14 @@ using SpmvLaunchFn = void (*)(std::int64_t, const O*, const I*, const V*, const 
                               V*, const PathCoord*, V*, unsigned*);
 template <class V, class I, class O>
 using TransposeLaunchFn = void (*)(std::int64_t, const O*, const I*, const V*, const V*, V,
-                                   const PathCoord*, V*);
+                                   const PathCoord*, V*, std::int64_t, TransposeHubs<I>);
 
 // The kernels of one compiled configuration.
 template <class V, class I, class O>
 struct LaunchSet {
   SpmvLaunchFn<V, I, O> spmv = nullptr;
   TransposeLaunchFn<V, I, O> transpose = nullptr;
+  TransposeLaunchFn<V, I, O> transpose_hubs = nullptr;
   int threads = 0;
   int items = 0;
 };
@@ -413,7 +474,8 @@ template <class V, class I, class O, int THREADS, int ITEMS>
 LaunchSet<V, I, O> make_launch_set() {
   LaunchSet<V, I, O> set;
   set.spmv = &merge_spmv_kernel<V, I, O, THREADS, ITEMS>;
-  set.transpose = &merge_transpose_kernel<V, I, O, THREADS, ITEMS>;
+  set.transpose = &merge_transpose_kernel<V, I, O, THREADS, ITEMS, false>;
+  set.transpose_hubs = &merge_transpose_kernel<V, I, O, THREADS, ITEMS, true>;
   set.threads = THREADS;
   set.items = ITEMS;
   return set;
@@ -469,7 +531,8 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
       : launch_(select_launch_set<V, I, O>(options)),
         deterministic_(options.deterministic),
         fused_fixup_max_tiles_(options.fused_fixup_max_tiles < 0 ? launch_.threads
-                                                                 : options.fused_fixup_max_tiles) {}
+                                                                 : options.fused_fixup_max_tiles),
+        hub_slots_(hub_slots_from(options)) {}
 
   std::string name() const override { return "merge"; }
   // The transpose scatters with atomics: off in deterministic mode.
@@ -510,14 +573,24 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
                                                          tile_items, coords_.as<PathCoord>());
       HOLA_CUDA_CHECK_LAUNCH("merge_tile_search_kernel");
     }
+    hubs_ = cuda::HubColumns<I>{};
+    hubs_built_ = false;
     // The coordinates must be ready whatever stream apply() later runs on.
     HOLA_CUDA_CHECK(cudaStreamSynchronize(s));
+  }
+
+  std::string tuning(Op op) const override {
+    if (op != Op::T || hubs_.count() == 0) return {};
+    char text[80];
+    std::snprintf(text, sizeof text, "%d hub columns (%.1f %% of the nonzeros)", hubs_.count(),
+                  100.0 * hubs_.share());
+    return text;
   }
 
   void set_values(const V* values) override { A_.values = values; }
 
   std::size_t workspace_bytes() const override {
-    return coords_.bytes() + carry_.bytes() + tiles_done_.bytes();
+    return coords_.bytes() + carry_.bytes() + tiles_done_.bytes() + hubs_.bytes();
   }
 
   void apply(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out, void* stream) override {
@@ -532,8 +605,19 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
     if (op == Op::T || alpha == V(0)) {
       scale(ny, beta, y_in, y_out, s);
       if (op == Op::N || alpha == V(0) || A_.nnz == 0) return;
+      // Not while a graph is being captured (the search synchronises): the plain kernel then.
+      if (hub_slots_ > 0 && !hubs_built_ && !stream_capturing(s)) find_hubs(s);
+      if (hubs_.count() > 0) {
+        const TransposeHubs<I> hubs{hubs_.table(), hubs_.capacity(), hubs_.bits()};
+        launch_.transpose_hubs<<<hub_grid_, launch_.threads, hub_shared_bytes(), s>>>(
+            A_.rows, A_.row_ptr, A_.col_idx, A_.values, x, alpha, coords_.as<PathCoord>(), y_out,
+            num_tiles_, hubs);
+        HOLA_CUDA_CHECK_LAUNCH("merge_transpose_kernel<hubs>");
+        return;
+      }
       launch_.transpose<<<static_cast<unsigned>(num_tiles_), launch_.threads, 0, s>>>(
-          A_.rows, A_.row_ptr, A_.col_idx, A_.values, x, alpha, coords_.as<PathCoord>(), y_out);
+          A_.rows, A_.row_ptr, A_.col_idx, A_.values, x, alpha, coords_.as<PathCoord>(), y_out,
+          num_tiles_, TransposeHubs<I>{});
       HOLA_CUDA_CHECK_LAUNCH("merge_transpose_kernel");
       return;
     }
@@ -561,6 +645,49 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
   }
 
  private:
+  // KernelOptions::transpose_hubs: the entries of a block's hub table, 0 for none. 1 is
+  // kDefaultHubSlots; a power of two from 64 to kMaxHubSlots is that many.
+  static int hub_slots_from(const KernelOptions& options) {
+    const int h = options.transpose_hubs;
+    if (h < -1 || (h > 1 && (h < 64 || h > kMaxHubSlots || (h & (h - 1)) != 0)))
+      fail(status::invalid_argument,
+           "merge: transpose_hubs must be -1, 0, 1 or a power of two from 64 to " +
+               std::to_string(kMaxHubSlots) + ", got " + std::to_string(h));
+    if (h <= 0 || options.deterministic) return 0;  // atomics: never in deterministic mode
+    return h == 1 ? kDefaultHubSlots : h;
+  }
+
+  // Once per structure, at its first op T product (solvers that never transpose pay nothing):
+  // the hubs (HubColumns, synchronises `s`), the shared memory their kernel may take, and a grid
+  // of resident blocks. Without hubs, or without room for a block, the plain kernel stays.
+  void find_hubs(cudaStream_t s) {
+    hubs_built_ = true;
+    try {
+      hubs_.build(A_.col_idx, A_.cols, A_.nnz, hub_slots_, s);
+      if (hubs_.count() == 0) return;
+      const auto fn = reinterpret_cast<const void*>(launch_.transpose_hubs);
+      const int shared = static_cast<int>(hub_shared_bytes());
+      HOLA_CUDA_CHECK(
+          cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
+      int per_sm = 0;
+      HOLA_CUDA_CHECK(
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, launch_.threads, shared));
+      if (per_sm == 0) {
+        hubs_ = cuda::HubColumns<I>{};
+        return;
+      }
+      hub_grid_ = static_cast<unsigned>(
+          std::min<std::int64_t>(num_tiles_, std::int64_t(per_sm) * sm_count_));
+    } catch (...) {
+      hubs_ = cuda::HubColumns<I>{};
+      throw;
+    }
+  }
+
+  std::size_t hub_shared_bytes() const {
+    return static_cast<std::size_t>(hubs_.capacity()) * (sizeof(V) + sizeof(I));
+  }
+
   // y_out = beta * y_in over n entries; nothing to do for beta == 1 in place.
   void scale(std::int64_t n, V beta, const V* y_in, V* y_out, cudaStream_t s) const {
     if (n == 0 || (beta == V(1) && y_in == y_out)) return;
@@ -584,6 +711,10 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
   cuda::DeviceBuffer coords_;      // num_tiles + 1 PathCoord
   cuda::DeviceBuffer carry_;       // num_tiles V
   cuda::DeviceBuffer tiles_done_;  // one unsigned: tiles finished in the running product (fused)
+  int hub_slots_ = 0;              // transpose_hubs: slots per block, 0 = off
+  cuda::HubColumns<I> hubs_;       // found at the first op T product of a structure
+  bool hubs_built_ = false;
+  unsigned hub_grid_ = 1;  // resident blocks of the hub kernel
 };
 
 }  // namespace hola::gpu::merge_detail

@@ -52,6 +52,12 @@ struct KernelOptions {
   // add into the same column sum their products first, so each distinct column of the step takes
   // one atomic. -1: the kernel's choice (off: measured slower, docs/kernels.md); 0: off; 1: on.
   int transpose_combine = -1;
+  // merge op T: the columns holding the most entries (hubs: power-law graphs, circuits' dense
+  // columns) summed in the shared memory of each block, the blocks resident and looping over the
+  // tiles, one global atomic per hub and block at the end; the hubs are found at the first op T
+  // product and left out when they hold under 5 % of the nonzeros. -1: the kernel's choice
+  // (off); 0: off; 1: on.
+  int transpose_hubs = -1;
 };
 
 template <class V, class I, class O>
