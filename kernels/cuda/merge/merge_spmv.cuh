@@ -645,7 +645,7 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
   }
 
  private:
-  // KernelOptions::transpose_hubs: the entries of a block's hub table, 0 for none. 1 is
+  // KernelOptions::transpose_hubs: the entries of a block's hub table, 0 for none. -1 and 1 are
   // kDefaultHubSlots; a power of two from 64 to kMaxHubSlots is that many.
   static int hub_slots_from(const KernelOptions& options) {
     const int h = options.transpose_hubs;
@@ -653,8 +653,8 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
       fail(status::invalid_argument,
            "merge: transpose_hubs must be -1, 0, 1 or a power of two from 64 to " +
                std::to_string(kMaxHubSlots) + ", got " + std::to_string(h));
-    if (h <= 0 || options.deterministic) return 0;  // atomics: never in deterministic mode
-    return h == 1 ? kDefaultHubSlots : h;
+    if (h == 0 || options.deterministic) return 0;  // atomics: never in deterministic mode
+    return h <= 1 ? kDefaultHubSlots : h;           // -1: on (run E of 2026-11-29-session17)
   }
 
   // Once per structure, at its first op T product (solvers that never transpose pay nothing):

@@ -52,11 +52,12 @@ struct KernelOptions {
   // add into the same column sum their products first, so each distinct column of the step takes
   // one atomic. -1: the kernel's choice (off: measured slower, docs/kernels.md); 0: off; 1: on.
   int transpose_combine = -1;
-  // merge op T: the columns holding the most entries (hubs: power-law graphs, circuits' dense
-  // columns) summed in the shared memory of each block, the blocks resident and looping over the
-  // tiles, one global atomic per hub and block at the end; the hubs are found at the first op T
-  // product and left out when they hold under 5 % of the nonzeros. -1: the kernel's choice
-  // (off); 0: off; 1: on.
+  // merge op T: the columns holding the most entries (hubs: power-law graphs) summed in a hash
+  // table in each block's shared memory, the blocks resident and looping over the tiles, one
+  // global atomic per hub and block at the end. The hubs are found at the first op T product of
+  // a structure (not inside a graph capture) and left out when they hold under 5 % of the
+  // nonzeros. -1: the kernel's choice (on, a table of 2048 entries); 0: off; 1: on; a power of
+  // two from 64 to 16384: a table of that many entries (at most half of them hubs).
   int transpose_hubs = -1;
 };
 
