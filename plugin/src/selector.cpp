@@ -27,6 +27,7 @@ constexpr const char* kHola = rows::Hola::family.name;
 constexpr const char* kVendor = rows::Cusparse::family.name;  // also the race's baseline
 constexpr const char* kCpu = rows::Cpu::family.name;
 constexpr const char* kInode = rows::Inode::family.name;
+constexpr const char* kMerge = rows::Merge::family.name;
 
 // Whether the family can take these index types (vendor_available: index type == offset type).
 bool can_take(const std::string& name, bool vendor_available) {
@@ -133,6 +134,20 @@ KernelSelection prefer_row_groups(KernelSelection chosen, Op op, const MatrixFea
   return chosen;
 }
 
+KernelSelection check_merge_for_hub_columns(KernelSelection chosen, Op op,
+                                            const RowLengthStats& s) {
+  if (op != Op::T || chosen.name == kMerge || s.nnz < kHubCheckMinNnz ||
+      s.max_row < kHubCheckMinMaxRow ||
+      static_cast<double>(s.max_row) < kHubCheckRowsOverMean * s.mean_row())
+    return chosen;
+  for (const std::string& a : chosen.alternatives)
+    if (a == kMerge) return chosen;
+  chosen.alternatives.push_back(kMerge);
+  chosen.reason += "; long rows (" + std::to_string(s.max_row) + " entries): " + kMerge +
+                   " checked for hub columns";
+  return chosen;
+}
+
 template <class V, class I, class O>
 KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>& A, void* stream) {
   if (A.memory == Memory::host) {
@@ -162,10 +177,12 @@ KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>
       adjust_for_offset_width(select_device_kernel(Op::N, single, vendor, choice.features), Op::N,
                               sizeof(O) == 8, A.nnz),
       Op::N, choice.features);
-  choice.t = prefer_row_groups(
-      adjust_transpose_for_short_rows(select_device_kernel(Op::T, single, vendor, choice.features),
-                                      Op::T, sizeof(O) == 8, choice.features.lengths),
-      Op::T, choice.features);
+  choice.t = check_merge_for_hub_columns(
+      prefer_row_groups(adjust_transpose_for_short_rows(
+                            select_device_kernel(Op::T, single, vendor, choice.features), Op::T,
+                            sizeof(O) == 8, choice.features.lengths),
+                        Op::T, choice.features),
+      Op::T, choice.features.lengths);
   return choice;
 }
 

@@ -341,6 +341,40 @@ TEST(Selector, WideOffsetsReplaceScalarOnLargeMatrices) {
   EXPECT_EQ(kept.reason, "tree");
 }
 
+// Op T with long rows: merge joins the check (hub columns), the pick stays.
+TEST(Selector, LongRowsAddMergeToTheTransposeCheck) {
+  hola::RowLengthStats s;
+  s.rows = 1 << 20;
+  s.nnz = 16 * s.rows;
+  s.max_row = 100000;
+  const hola::KernelSelection tree{"cusparse", "tree", {"hola"}};
+  const auto t = hola::check_merge_for_hub_columns(tree, hola::Op::T, s);
+  EXPECT_EQ(t.name, "cusparse");
+  EXPECT_EQ(t.alternatives, (std::vector<std::string>{"hola", "merge"}));
+  EXPECT_NE(t.reason.find("merge checked for hub columns"), std::string::npos) << t.reason;
+  // Once only; not for op N, merge's own pick, short rows, rows near the mean, small matrices.
+  EXPECT_EQ(hola::check_merge_for_hub_columns(t, hola::Op::T, s).alternatives, t.alternatives);
+  EXPECT_EQ(hola::check_merge_for_hub_columns(tree, hola::Op::N, s).alternatives,
+            tree.alternatives);
+  const hola::KernelSelection merge{"merge", "tree", {"hola"}};
+  EXPECT_EQ(hola::check_merge_for_hub_columns(merge, hola::Op::T, s).alternatives,
+            merge.alternatives);
+  hola::RowLengthStats shorter = s;
+  shorter.max_row = hola::kHubCheckMinMaxRow - 1;
+  shorter.nnz = 4 * shorter.rows;
+  EXPECT_EQ(hola::check_merge_for_hub_columns(tree, hola::Op::T, shorter).alternatives,
+            tree.alternatives);
+  hola::RowLengthStats even = s;
+  even.nnz = static_cast<std::int64_t>(even.max_row / hola::kHubCheckRowsOverMean) * even.rows + 1;
+  EXPECT_EQ(hola::check_merge_for_hub_columns(tree, hola::Op::T, even).alternatives,
+            tree.alternatives);
+  hola::RowLengthStats small = s;
+  small.rows = 1000;
+  small.nnz = hola::kHubCheckMinNnz - 1;
+  EXPECT_EQ(hola::check_merge_for_hub_columns(tree, hola::Op::T, small).alternatives,
+            tree.alternatives);
+}
+
 TEST(Selector, ShortRowsTakeScalarForLargeTransposes) {
   hola::RowLengthStats s;
   s.rows = 1 << 16;

@@ -73,6 +73,20 @@ constexpr double kRowGroupsMinSameFractionN = 0.6;
 constexpr std::int64_t kRowGroupsTransposeMinNnz = std::int64_t(1) << 18;
 KernelSelection prefer_row_groups(KernelSelection chosen, Op op, const MatrixFeatures& features);
 
+// Op T on matrices with long rows (at least kHubCheckMinMaxRow entries and kHubCheckRowsOverMean
+// times the mean, from kHubCheckMinNnz nonzeros on): `merge` joins the kernels that auto's check
+// (or the race) times against the pick. Such rows come with hub columns in graphs (R-MAT,
+// Kronecker) and bordered (arrow) matrices, where merge's op T sums the hubs per block in shared
+// memory: on an H200 (bench/results/2026-11-29-session17/, run G) 1.21-1.35x cuSPARSE on
+// Graph500 R-MAT graphs of scales 20-22 and 19-27x on an arrow of 4 M rows, where the trees
+// picked cuSPARSE or hola (about 1.0x); the row lengths say nothing sure about the columns, so
+// the pick stays and the check decides. Anything else is returned as it is.
+constexpr std::int64_t kHubCheckMinMaxRow = 64;
+constexpr double kHubCheckRowsOverMean = 16.0;
+constexpr std::int64_t kHubCheckMinNnz = std::int64_t(1) << 18;
+KernelSelection check_merge_for_hub_columns(KernelSelection chosen, Op op,
+                                            const RowLengthStats& stats);
+
 // The hand rule read off the first H200 benchmark (docs/kernels.md): the fallback.
 KernelSelection select_device_kernel_by_rule(Op op, bool single_precision, bool vendor_available,
                                              const RowLengthStats& stats);
