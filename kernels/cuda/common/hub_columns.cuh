@@ -1,11 +1,12 @@
 // The hub columns of a CSR structure: the columns holding the most entries (power-law graphs,
-// circuits' dense columns), each given a slot, for op T kernels that sum a hub's products in
-// shared memory before one global atomic. Why: op T's atomic scatter is bound by the L2's atomic
-// operations, not by memory traffic (H200: 23 M nonzeros took 0.27 ms whether the columns were
-// banded or uniformly random; an R-MAT graph's op T took twice its op N, float as long as double,
-// bench/results/2026-11-21-h200-anchors-double.txt), and a hub takes many of them on one address.
-// Built on the device once per structure: column counts (one atomic pass), the columns sorted by
-// count (CUB), the leading counts read back. Internal header.
+// bordered matrices' dense columns), in a hash table, for op T kernels that sum a hub's products
+// in shared memory before one global atomic (merge). Why: op T's atomic scatter is bound by the
+// L2's atomic operations, not by memory traffic (H200: 23 M nonzeros took 0.27 ms whether the
+// columns were banded or uniformly random; an R-MAT graph's op T took twice its op N, float as
+// long as double, bench/results/2026-11-21-h200-anchors-double.txt), and a hub takes many of
+// them on one address. Built on the device once per structure: column counts (one atomic pass),
+// the columns sorted by count (CUB), the leading ones read back and hashed on the host.
+// Internal header.
 #pragma once
 
 #include <cuda_runtime.h>

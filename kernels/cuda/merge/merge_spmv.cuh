@@ -22,8 +22,9 @@
 //   T:      scale pass (y = beta y), then merge_transpose_kernel: same tiles, each nonzero's row
 //           found by the walk, atomicAdd into y (not reproducible bitwise). With
 //           KernelOptions::transpose_hubs, on a matrix with hub columns (common/hub_columns.cuh)
-//           the blocks stay resident and loop over the tiles, adding a hub's products into a
-//           shared-memory slot and each slot into y once at the block's end.
+//           the blocks stay resident and loop over the tiles, adding a hub's products into the
+//           block's copy of the hubs' hash table in shared memory and each hub's sum into y once
+//           at the block's end (docs/kernels.md).
 #pragma once
 
 #include <cub/block/block_scan.cuh>
@@ -678,6 +679,11 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
       }
       hub_grid_ = static_cast<unsigned>(
           std::min<std::int64_t>(num_tiles_, std::int64_t(per_sm) * sm_count_));
+    } catch (const error& e) {
+      hubs_ = cuda::HubColumns<I>{};
+      // The hubs only save time: without device memory for their search (8 + 2 sizeof(I) bytes
+      // a column) the plain kernel runs. Other failures are real.
+      if (e.code() != status::out_of_memory) throw;
     } catch (...) {
       hubs_ = cuda::HubColumns<I>{};
       throw;
