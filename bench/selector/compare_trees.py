@@ -17,8 +17,10 @@ training data.
 For each tree set and (precision, op), as train.py scores a tree (harmonic mean of best time /
 time of what auto runs; min speedup over cuSPARSE on matrices of >= LARGE_NNZ nonzeros), two
 ways: the tree alone (its pair raced with cuSPARSE), and with the plugin's rules after the tree
-(plugin/src/selector.cpp: short-row transposes -> scalar, block rows -> inode; their constants
-read from plugin/include/hola/selector.hpp), whose kernels all join the check. Times come from
+(plugin/src/selector.cpp: short-row transposes -> scalar, block rows -> inode, merge checked
+for the op T of matrices with long rows; their constants read from
+plugin/include/hola/selector.hpp), whose kernels all join the check. DATA's merge times of op T
+may predate merge's hub columns (session 17). Times come from
 DATA only, so the comparison has no run-to-run noise; it says nothing about kernels DATA lacks.
 """
 import argparse
@@ -119,6 +121,15 @@ def with_rules(first, second, op, m, k):
         and (op == "N" or m["nnz"] >= k["kRowGroupsTransposeMinNnz"])
     ):
         runs = ["inode", runs[0]]
+    rows = m.get("rows", 0)
+    if (
+        op == "T"
+        and rows > 0
+        and m["nnz"] >= k["kHubCheckMinNnz"]
+        and m["max_row"] >= k["kHubCheckMinMaxRow"]
+        and m["max_row"] >= k["kHubCheckRowsOverMean"] * m["nnz"] / rows
+    ):
+        runs = runs + ["merge"]  # checked beside the pick (hub columns), never first
     return list(dict.fromkeys(r for r in runs if r in train.CANDIDATES))
 
 

@@ -47,9 +47,7 @@ class RulesTest(unittest.TestCase):
         )
         # op N needs the larger fraction; op T needs enough nonzeros
         n_only = (K["kRowGroupsMinSameFraction"] + K["kRowGroupsMinSameFractionN"]) / 2
-        self.assertEqual(
-            ct.with_rules("hola", "merge", "N", matrix(big, 81, n_only), K)[0], "hola"
-        )
+        self.assertEqual(ct.with_rules("hola", "merge", "N", matrix(big, 81, n_only), K)[0], "hola")
         self.assertEqual(
             ct.with_rules("hola", "merge", "T", matrix(big, 81, n_only), K)[0], "inode"
         )
@@ -73,6 +71,21 @@ class RulesTest(unittest.TestCase):
         self.assertEqual(
             ct.with_rules("hola", "merge", "T", matrix(big, short, 0.9), K), ["inode", "scalar"]
         )
+
+    def test_long_rows_add_merge_to_the_transpose_check(self):
+        big = 2 * K["kHubCheckMinNnz"]
+        rows = big // 16
+        longest = max(K["kHubCheckMinMaxRow"], int(K["kHubCheckRowsOverMean"] * 16))
+        long_rows = dict(matrix(big, longest, 0), rows=rows)
+        self.assertEqual(
+            ct.with_rules("cusparse", "hola", "T", long_rows, K), ["cusparse", "hola", "merge"]
+        )
+        self.assertEqual(ct.with_rules("cusparse", "hola", "N", long_rows, K), ["cusparse", "hola"])
+        self.assertEqual(ct.with_rules("merge", "hola", "T", long_rows, K), ["merge", "hola"])
+        even = dict(matrix(big, longest - 1, 0), rows=rows)
+        self.assertEqual(ct.with_rules("cusparse", "hola", "T", even, K), ["cusparse", "hola"])
+        small = dict(matrix(K["kHubCheckMinNnz"] - 1, longest, 0), rows=rows)
+        self.assertEqual(ct.with_rules("cusparse", "hola", "T", small, K), ["cusparse", "hola"])
 
 
 class WholeRunTest(unittest.TestCase):

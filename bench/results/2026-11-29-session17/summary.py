@@ -19,7 +19,10 @@ def times(name):
     out = collections.defaultdict(dict)
     for r in rows(name):
         if r.get("time_ms"):
-            out[(r["matrix"], r["precision"], r["op"])][r["kernel"]] = (r["time_ms"], r.get("note", ""))
+            out[(r["matrix"], r["precision"], r["op"])][r["kernel"]] = (
+                r["time_ms"],
+                r.get("note", ""),
+            )
     return out
 
 
@@ -42,9 +45,12 @@ def run_a():
         b = best[key]
         ratios4.append(b["before"] / b["steps4"])
         ratios2.append(b["before"] / b["steps2"])
-        print(f"{key[0].replace('elasticity:', ''):42s} {key[1]:6s} {key[2]}  {b['before']:.4f}  "
-              f"{b['steps4']:.4f}  {b['steps2']:.4f}  {ratios4[-1]:.3f}    {ratios2[-1]:.3f}")
-    print(f"harmonic means: before / steps4 {hmean(ratios4):.3f}, before / steps2 {hmean(ratios2):.3f}")
+        print(
+            f"{key[0].replace('elasticity:', ''):42s} {key[1]:6s} {key[2]}  {b['before']:.4f}  "
+            f"{b['steps4']:.4f}  {b['steps2']:.4f}  {ratios4[-1]:.3f}    {ratios2[-1]:.3f}"
+        )
+    means = f"before / steps4 {hmean(ratios4):.3f}, before / steps2 {hmean(ratios2):.3f}"
+    print(f"harmonic means: {means}")
     print()
 
 
@@ -56,27 +62,36 @@ def run_b():
         for op in ("N", "T"):
             keys = [k for k in t if k[1] == prec and k[2] == op]
             vs_cusparse = [t[k]["cusparse"][0] / t[k]["auto"][0] for k in keys]
-            vs_best = [min(v[0] for n, v in t[k].items() if n != "auto") / t[k]["auto"][0]
-                       for k in keys]
-            print(f"  {prec:6s} op {op}: {len(keys)} matrices, auto / cuSPARSE hmean "
-                  f"{hmean(vs_cusparse):.3f} (lowest {min(vs_cusparse):.3f}), best-of-5 / auto hmean "
-                  f"{hmean(vs_best):.3f} (lowest {min(vs_best):.3f}), below 0.97 of the best: "
-                  f"{sum(v < 0.97 for v in vs_best)}")
+            vs_best = [
+                min(v[0] for n, v in t[k].items() if n != "auto") / t[k]["auto"][0] for k in keys
+            ]
+            print(
+                f"  {prec:6s} op {op}: {len(keys)} matrices, auto / cuSPARSE hmean "
+                f"{hmean(vs_cusparse):.3f} (lowest {min(vs_cusparse):.3f}), best-of-5 / auto hmean "
+                f"{hmean(vs_best):.3f} (lowest {min(vs_best):.3f}), below 0.97 of the best: "
+                f"{sum(v < 0.97 for v in vs_best)}"
+            )
     print("  cases below 0.95 of the best:")
     for k in sorted(t):
         ks = t[k]
         best = min((v[0], n) for n, v in ks.items() if n != "auto")
         ratio = best[0] / ks["auto"][0]
         if ratio < 0.95:
-            print(f"    {k[0].replace('elasticity:', ''):40s} {k[1]:6s} {k[2]}  {ratio:.3f} "
-                  f"(auto {ks['auto'][1].replace('chose ', '')}, fastest {best[1]})")
+            print(
+                f"    {k[0].replace('elasticity:', ''):40s} {k[1]:6s} {k[2]}  {ratio:.3f} "
+                f"(auto {ks['auto'][1].replace('chose ', '')}, fastest {best[1]})"
+            )
     print()
 
 
 def versus(name, title, kernels):
     print(title)
     t = times(name)
-    print(f"{'matrix':46s} {'prec':6s} op " + " ".join(f"{k:>16s}" for k in kernels) + "  (x cuSPARSE)")
+    print(
+        f"{'matrix':46s} {'prec':6s} op "
+        + " ".join(f"{k:>16s}" for k in kernels)
+        + "  (x cuSPARSE)"
+    )
     for key in sorted(t):
         ks = t[key]
         c = ks["cusparse"][0]
@@ -89,15 +104,33 @@ def versus(name, title, kernels):
 if __name__ == "__main__":
     run_a()
     run_b()
-    versus("C-hubs.json.gz", "Run C: hub columns in the row kernels' op T (slot array in global memory)",
-           ["hola", "merge", "vector-adaptive", "vector-adaptive:hubs=1", "vector:hubs=1"])
-    versus("D-hubs.json.gz", "Run D: hub columns in merge's op T (slot array in global memory)",
-           ["merge", "merge:hubs=1", "merge:hubs=1024", "merge:hubs=4096", "merge:hubs=8192"])
-    versus("E-hubs.json.gz", "Run E: hub columns in merge's op T (hash table in shared memory; "
-           "hubs=N: N entries)", ["merge", "merge:hubs=1", "merge:hubs=4096", "merge:hubs=8192"])
-    versus("F-hubs.json.gz", "Run F: merge with hubs by default, R-MAT a = 0.45 ... 0.65",
-           ["merge", "merge:hubs=0", "auto"])
-    versus("G-graphs.json.gz", "Run G: Graph500 R-MAT and arrow, before auto knew of the hubs",
-           ["merge", "merge:hubs=0", "auto"])
-    versus("H-auto.json.gz", "Run H: auto with merge in the op T check (check_merge_for_hub_columns)",
-           ["merge", "auto"])
+    versus(
+        "C-hubs.json.gz",
+        "Run C: hub columns in the row kernels' op T (slot array in global memory)",
+        ["hola", "merge", "vector-adaptive", "vector-adaptive:hubs=1", "vector:hubs=1"],
+    )
+    versus(
+        "D-hubs.json.gz",
+        "Run D: hub columns in merge's op T (slot array in global memory)",
+        ["merge", "merge:hubs=1", "merge:hubs=1024", "merge:hubs=4096", "merge:hubs=8192"],
+    )
+    versus(
+        "E-hubs.json.gz",
+        "Run E: hub columns in merge's op T (hash table in shared memory; " "hubs=N: N entries)",
+        ["merge", "merge:hubs=1", "merge:hubs=4096", "merge:hubs=8192"],
+    )
+    versus(
+        "F-hubs.json.gz",
+        "Run F: merge with hubs by default, R-MAT a = 0.45 ... 0.65",
+        ["merge", "merge:hubs=0", "auto"],
+    )
+    versus(
+        "G-graphs.json.gz",
+        "Run G: Graph500 R-MAT and arrow, before auto knew of the hubs",
+        ["merge", "merge:hubs=0", "auto"],
+    )
+    versus(
+        "H-auto.json.gz",
+        "Run H: auto with merge in the op T check (check_merge_for_hub_columns)",
+        ["merge", "auto"],
+    )
