@@ -102,6 +102,13 @@ def versus(name, title, kernels):
 
 
 if __name__ == "__main__":
+    commits = sorted(
+        {json.load(gzip.open(f))["commit"][:7] for f in sorted(HERE.glob("*.json.gz"))}
+    )
+    listed = ", ".join(commits)
+    print(f"# session 17 summary from the runs' JSON files (NVIDIA H200; commits {listed})")
+    print("# command: python3 summary.py > summary.txt")
+    print()
     run_a()
     run_b()
     versus(

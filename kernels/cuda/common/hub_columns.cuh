@@ -17,6 +17,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <vector>
 
+#include "common/column_index.cuh"
 #include "common/cuda_utils.cuh"
 
 namespace hola::cuda {
@@ -28,8 +29,6 @@ constexpr double kHubMinShare = 0.05;
 
 namespace hub_detail {
 
-constexpr int kThreads = 256;
-
 template <class I>
 __global__ void column_counts_kernel(const I* __restrict__ col_idx, std::int64_t nnz,
                                      unsigned* __restrict__ counts) {
@@ -37,14 +36,6 @@ __global__ void column_counts_kernel(const I* __restrict__ col_idx, std::int64_t
   for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < nnz;
        k += stride)
     atomicAdd(counts + col_idx[k], 1u);
-}
-
-template <class I>
-__global__ void column_ids_kernel(I* ids, std::int64_t n) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride)
-    ids[i] = static_cast<I>(i);
 }
 
 }  // namespace hub_detail
@@ -74,20 +65,20 @@ class HubColumns {
     if (cols <= 0 || nnz <= 0 || capacity < 2 || (capacity & (capacity - 1)) != 0) return;
     const auto ucols = static_cast<std::size_t>(cols);
     const int top = static_cast<int>(std::min<std::int64_t>(cols, capacity / 2));
-    const std::int64_t cap = std::int64_t(current_device_info().sm_count) * 8;
-    const auto grid = [cap](std::int64_t n) {
-      return static_cast<unsigned>(
-          std::max<std::int64_t>(1, std::min(cap, (n + kThreads - 1) / kThreads)));
-    };
+    // The column index's launch shape: grid-stride, at most 8 blocks a multiprocessor.
+    using column_index_detail::blocks_for;
+    using column_index_detail::kBlock;
+    const int blocks_max = current_device_info().sm_count * 8;
     StreamScratch counts(ucols * sizeof(unsigned), stream),
         sorted_counts(ucols * sizeof(unsigned), stream), ids(ucols * sizeof(I), stream),
         sorted_ids(ucols * sizeof(I), stream);
     HOLA_CUDA_CHECK(cudaMemsetAsync(counts.as<void>(), 0, ucols * sizeof(unsigned), stream));
     column_counts_kernel<I>
-        <<<grid(nnz), kThreads, 0, stream>>>(col_idx, nnz, counts.as<unsigned>());
+        <<<blocks_for(nnz, blocks_max), kBlock, 0, stream>>>(col_idx, nnz, counts.as<unsigned>());
     HOLA_CUDA_CHECK_LAUNCH("column_counts_kernel");
-    column_ids_kernel<I><<<grid(cols), kThreads, 0, stream>>>(ids.as<I>(), cols);
-    HOLA_CUDA_CHECK_LAUNCH("column_ids_kernel");
+    column_index_detail::iota_kernel<I>
+        <<<blocks_for(cols, blocks_max), kBlock, 0, stream>>>(ids.as<I>(), cols);
+    HOLA_CUDA_CHECK_LAUNCH("iota");
     std::size_t temp_bytes = 0;
     HOLA_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(
         nullptr, temp_bytes, counts.as<unsigned>(), sorted_counts.as<unsigned>(), ids.as<I>(),
