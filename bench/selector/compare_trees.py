@@ -18,7 +18,8 @@ For each tree set and (precision, op), as train.py scores a tree (harmonic mean 
 time of what auto runs; min speedup over cuSPARSE on matrices of >= LARGE_NNZ nonzeros), two
 ways: the tree alone (its pair raced with cuSPARSE), and with the plugin's rules after the tree
 (plugin/src/selector.cpp: short-row transposes -> scalar, block rows -> inode, merge checked
-for the op T of matrices with long rows; their constants read from
+for the op T of matrices with long rows, vector-adaptive checked on rows of even length; their
+constants read from
 plugin/include/hola/selector.hpp), whose kernels all join the check. DATA's merge times of op T
 may predate merge's hub columns (session 17). Times come from
 DATA only, so the comparison has no run-to-run noise; it says nothing about kernels DATA lacks.
@@ -120,7 +121,7 @@ def with_rules(first, second, op, m, k):
         and runs[0] != "inode"
         and (op == "N" or m["nnz"] >= k["kRowGroupsTransposeMinNnz"])
     ):
-        runs = ["inode", runs[0]]
+        runs = ["inode"] + runs  # the tree's pick and runner-up stay in the check
     rows = m.get("rows", 0)
     if (
         op == "T"
@@ -130,6 +131,13 @@ def with_rules(first, second, op, m, k):
         and m["max_row"] >= k["kHubCheckRowsOverMean"] * m["nnz"] / rows
     ):
         runs = runs + ["merge"]  # checked beside the pick (hub columns), never first
+    if (
+        rows > 0
+        and m["nnz"] >= k["kEvenRowsCheckMinNnz"]
+        and m["nnz"] / rows >= k["kEvenRowsCheckMinMean"]
+        and m["max_row"] <= k["kEvenRowsCheckMaxOverMean"] * m["nnz"] / rows
+    ):
+        runs = runs + ["vector-adaptive"]  # rows of even length: checked beside the pick
     return list(dict.fromkeys(r for r in runs if r in train.CANDIDATES))
 
 

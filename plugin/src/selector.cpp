@@ -28,6 +28,7 @@ constexpr const char* kVendor = rows::Cusparse::family.name;  // also the race's
 constexpr const char* kCpu = rows::Cpu::family.name;
 constexpr const char* kInode = rows::Inode::family.name;
 constexpr const char* kMerge = rows::Merge::family.name;
+constexpr const char* kVectorAdaptive = rows::VectorAdaptive::family.name;
 
 // Whether the family can take these index types (vendor_available: index type == offset type).
 bool can_take(const std::string& name, bool vendor_available) {
@@ -129,8 +130,25 @@ KernelSelection prefer_row_groups(KernelSelection chosen, Op op, const MatrixFea
   std::ostringstream why;
   why << "; " << same << " of the nonzeros repeat the row above (block rows) -> " << kInode;
   chosen.reason += why.str();
-  chosen.alternatives = {chosen.name};
+  std::vector<std::string> alternatives{chosen.name};
+  for (const std::string& a : chosen.alternatives)
+    if (a != kInode && a != chosen.name) alternatives.push_back(a);
+  chosen.alternatives = alternatives;
   chosen.name = kInode;
+  return chosen;
+}
+
+KernelSelection check_vector_adaptive_on_even_rows(KernelSelection chosen,
+                                                   const RowLengthStats& s) {
+  const double mean = s.mean_row();
+  if (chosen.name == kVectorAdaptive || s.nnz < kEvenRowsCheckMinNnz ||
+      mean < kEvenRowsCheckMinMean ||
+      static_cast<double>(s.max_row) > kEvenRowsCheckMaxOverMean * mean)
+    return chosen;
+  for (const std::string& a : chosen.alternatives)
+    if (a == kVectorAdaptive) return chosen;
+  chosen.alternatives.push_back(kVectorAdaptive);
+  chosen.reason += std::string("; rows of even length: ") + kVectorAdaptive + " checked";
   return chosen;
 }
 
@@ -173,16 +191,21 @@ KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>
   fail(status::no_device, "auto on a device matrix needs a build of Hola with CUDA");
 #endif
   const bool single = std::is_same_v<V, float>, vendor = std::is_same_v<I, O>;
-  choice.n = prefer_row_groups(
-      adjust_for_offset_width(select_device_kernel(Op::N, single, vendor, choice.features), Op::N,
-                              sizeof(O) == 8, A.nnz),
-      Op::N, choice.features);
-  choice.t = check_merge_for_hub_columns(
-      prefer_row_groups(adjust_transpose_for_short_rows(
-                            select_device_kernel(Op::T, single, vendor, choice.features), Op::T,
-                            sizeof(O) == 8, choice.features.lengths),
-                        Op::T, choice.features),
-      Op::T, choice.features.lengths);
+  const RowLengthStats& lengths = choice.features.lengths;
+  choice.n = check_vector_adaptive_on_even_rows(
+      prefer_row_groups(
+          adjust_for_offset_width(select_device_kernel(Op::N, single, vendor, choice.features),
+                                  Op::N, sizeof(O) == 8, A.nnz),
+          Op::N, choice.features),
+      lengths);
+  choice.t = check_vector_adaptive_on_even_rows(
+      check_merge_for_hub_columns(
+          prefer_row_groups(adjust_transpose_for_short_rows(
+                                select_device_kernel(Op::T, single, vendor, choice.features), Op::T,
+                                sizeof(O) == 8, lengths),
+                            Op::T, choice.features),
+          Op::T, lengths),
+      lengths);
   return choice;
 }
 

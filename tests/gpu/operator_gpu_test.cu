@@ -226,7 +226,7 @@ TEST(OperatorGpu, WideMatrixCusparseStreamOrder) {
 }
 
 // "auto" on a device matrix: the kernel the selector picks on the matrix's GPU features (the
-// trees are retrained per GPU, so the test follows select_device_kernel rather than naming
+// trees are retrained per GPU, so the test follows select_kernels rather than naming
 // kernels), and the features equal the CPU statistics.
 TEST(OperatorGpu, AutoFollowsTheSelectorOnGpuFeatures) {
   const std::vector<NamedMatrix> cases = {{"poisson3d 16^3", gen::poisson3d(16, 16, 16)},
@@ -252,8 +252,10 @@ TEST(OperatorGpu, AutoFollowsTheSelectorOnGpuFeatures) {
     untimed.setup(M.view());
     EXPECT_EQ(untimed.selection_reason().find("timed at setup"), std::string::npos)
         << untimed.selection_reason();
+    // The selection with the plugin's rules after the trees (their alternatives join the race).
+    const KernelChoice choice = select_kernels("auto", M.view(), nullptr);
     for (Op o : {Op::N, Op::T}) {
-      const KernelSelection expected = select_device_kernel(o, false, true, gpu_features);
+      const KernelSelection& expected = o == Op::N ? choice.n : choice.t;
       // The setup race keeps the tree's pick or one of its alternatives.
       std::vector<std::string> allowed = expected.alternatives;
       allowed.push_back(expected.name);

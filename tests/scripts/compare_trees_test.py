@@ -41,7 +41,7 @@ class RulesTest(unittest.TestCase):
     def test_block_rows_take_inode_before_the_trees_pick(self):
         big = 4 * K["kRowGroupsTransposeMinNnz"]
         runs = ct.with_rules("hola", "merge", "N", matrix(big, 81, 0.9), K)
-        self.assertEqual(runs, ["inode", "hola"])  # the tree's runner-up leaves, as in C++
+        self.assertEqual(runs, ["inode", "hola", "merge"])  # the tree's two stay, as in C++
         self.assertEqual(
             ct.with_rules("inode", "hola", "N", matrix(big, 81, 0.9), K), ["inode", "hola"]
         )
@@ -69,7 +69,8 @@ class RulesTest(unittest.TestCase):
         )
         # then block rows: inode, raced against scalar
         self.assertEqual(
-            ct.with_rules("hola", "merge", "T", matrix(big, short, 0.9), K), ["inode", "scalar"]
+            ct.with_rules("hola", "merge", "T", matrix(big, short, 0.9), K),
+            ["inode", "scalar", "hola", "merge"],
         )
 
     def test_long_rows_add_merge_to_the_transpose_check(self):
@@ -86,6 +87,26 @@ class RulesTest(unittest.TestCase):
         self.assertEqual(ct.with_rules("cusparse", "hola", "T", even, K), ["cusparse", "hola"])
         small = dict(matrix(K["kHubCheckMinNnz"] - 1, longest, 0), rows=rows)
         self.assertEqual(ct.with_rules("cusparse", "hola", "T", small, K), ["cusparse", "hola"])
+
+    def test_even_rows_add_vector_adaptive_to_the_check(self):
+        big = 4 * K["kEvenRowsCheckMinNnz"]
+        rows = big // 27
+        stencil = dict(matrix(big, 27, 0), rows=rows)
+        for op in ("N", "T"):
+            self.assertEqual(
+                ct.with_rules("hola", "cusparse", op, stencil, K),
+                ["hola", "cusparse", "vector-adaptive"],
+            )
+            self.assertEqual(
+                ct.with_rules("vector-adaptive", "hola", op, stencil, K), ["vector-adaptive", "hola"]
+            )
+        uneven = dict(matrix(big, int(K["kEvenRowsCheckMaxOverMean"] * 27) + 1, 0), rows=rows)
+        self.assertEqual(ct.with_rules("hola", "cusparse", "N", uneven, K), ["hola", "cusparse"])
+        short = dict(matrix(big, 7, 0), rows=big // 7)
+        self.assertEqual(ct.with_rules("hola", "cusparse", "N", short, K), ["hola", "cusparse"])
+        small_nnz = K["kEvenRowsCheckMinNnz"] - 27
+        small = dict(matrix(small_nnz, 27, 0), rows=small_nnz // 27)
+        self.assertEqual(ct.with_rules("hola", "cusparse", "N", small, K), ["hola", "cusparse"])
 
 
 class WholeRunTest(unittest.TestCase):

@@ -227,7 +227,11 @@ TEST(Selector, BlockRowsPreferInode) {
   ASSERT_LT(small_blocks.structure.nnz, hola::kRowGroupsTransposeMinNnz);
   const auto n = hola::prefer_row_groups(tree, hola::Op::N, small_blocks);
   EXPECT_EQ(n.name, "inode");
-  EXPECT_EQ(n.alternatives, std::vector<std::string>{"vector-adaptive"});
+  // The tree's pick, then its own alternatives: auto's check times them all against inode.
+  EXPECT_EQ(n.alternatives, (std::vector<std::string>{"vector-adaptive", "hola", "cusparse"}));
+  const hola::KernelSelection inode_among{"hola", "tree", {"inode", "hola", "cusparse"}};
+  EXPECT_EQ(hola::prefer_row_groups(inode_among, hola::Op::N, small_blocks).alternatives,
+            (std::vector<std::string>{"hola", "cusparse"}));
   EXPECT_NE(n.reason.find("block rows"), std::string::npos) << n.reason;
   EXPECT_EQ(hola::prefer_row_groups(tree, hola::Op::T, small_blocks).name, "vector-adaptive");
   const auto large_blocks = all_features_of(hola::gen::elasticity(16, 16, 16, 2));
@@ -372,6 +376,47 @@ TEST(Selector, LongRowsAddMergeToTheTransposeCheck) {
   small.rows = 1000;
   small.nnz = hola::kHubCheckMinNnz - 1;
   EXPECT_EQ(hola::check_merge_for_hub_columns(tree, hola::Op::T, small).alternatives,
+            tree.alternatives);
+}
+
+TEST(Selector, EvenRowsAddVectorAdaptiveToTheCheck) {
+  hola::RowLengthStats s;
+  s.rows = 1 << 20;
+  s.nnz = 27 * s.rows - 1000;  // a 27-point stencil: the longest row near the mean
+  s.max_row = 27;
+  const hola::KernelSelection tree{"cusparse", "tree", {"hola"}};
+  const auto c = hola::check_vector_adaptive_on_even_rows(tree, s);
+  EXPECT_EQ(c.name, "cusparse");
+  EXPECT_EQ(c.alternatives, (std::vector<std::string>{"hola", "vector-adaptive"}));
+  EXPECT_NE(c.reason.find("even length: vector-adaptive checked"), std::string::npos) << c.reason;
+  // Once only; not when it is the pick, for uneven, short-on-average rows or small matrices.
+  EXPECT_EQ(hola::check_vector_adaptive_on_even_rows(c, s).alternatives, c.alternatives);
+  const hola::KernelSelection va{"vector-adaptive", "tree", {"hola"}};
+  EXPECT_EQ(hola::check_vector_adaptive_on_even_rows(va, s).alternatives, va.alternatives);
+  hola::RowLengthStats uneven = s;
+  uneven.max_row = static_cast<std::int64_t>(hola::kEvenRowsCheckMaxOverMean * 27) + 1;
+  EXPECT_EQ(hola::check_vector_adaptive_on_even_rows(tree, uneven).alternatives, tree.alternatives);
+  hola::RowLengthStats short_rows = s;
+  short_rows.nnz = 7 * s.rows;
+  short_rows.max_row = 7;
+  ASSERT_LT(short_rows.mean_row(), hola::kEvenRowsCheckMinMean);
+  EXPECT_EQ(hola::check_vector_adaptive_on_even_rows(tree, short_rows).alternatives,
+            tree.alternatives);
+  hola::RowLengthStats small = s;
+  small.rows = 1000;
+  small.nnz = 27 * 1000;
+  ASSERT_LT(small.nnz, hola::kEvenRowsCheckMinNnz);
+  EXPECT_EQ(hola::check_vector_adaptive_on_even_rows(tree, small).alternatives, tree.alternatives);
+  // The row lengths of a 3D 27-point stencil and of 3D block rows (3 unknowns a node) add it;
+  // those of a 7-point Poisson matrix do not.
+  for (const auto& A : {hola::gen::stencil27(40, 40, 40), hola::gen::elasticity(24, 24, 24, 3)}) {
+    const hola::KernelSelection picked{"hola", "tree", {"cusparse"}};
+    EXPECT_EQ(
+        hola::check_vector_adaptive_on_even_rows(picked, all_features_of(A).lengths).alternatives,
+        (std::vector<std::string>{"cusparse", "vector-adaptive"}));
+  }
+  const auto poisson = all_features_of(hola::gen::poisson3d(40, 40, 40));
+  EXPECT_EQ(hola::check_vector_adaptive_on_even_rows(tree, poisson.lengths).alternatives,
             tree.alternatives);
 }
 

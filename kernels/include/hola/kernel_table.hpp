@@ -131,7 +131,7 @@ inline constexpr auto kernel_families = std::apply(
     KernelTable{});
 
 // Whether this build has the family's kernels (device families need CUDA).
-constexpr bool built(const KernelFamily& f) {
+constexpr bool built([[maybe_unused]] const KernelFamily& f) {
 #if defined(HOLA_ENABLE_CUDA)
   return true;
 #else

@@ -66,8 +66,10 @@ KernelSelection adjust_transpose_for_short_rows(KernelSelection chosen, Op op, b
 // repeat): there `vector-adaptive` was faster for op N in 3 of 4 cases (H200, session 14 run D
 // and session 13 run B: 1.15-1.25x cuSPARSE against inode's 0.99-1.16x; 1.12 against 1.26 in
 // the fourth), while inode's op T stayed ahead (1.24-1.88x against 0.84-1.27x). The tree's pick
-// becomes the runner-up, which auto's check times against it. Anything else is returned as it
-// is.
+// and its alternatives become the runners-up, which auto's check times against inode: with
+// inode forced for op N on 5-6 unknowns a node and the tree's pick alone checked, the tree's
+// runner-up vector-adaptive ran 5-11 % faster unchecked (H200, bench/results/
+// 2026-11-29-session17/, run B). Anything else is returned as it is.
 constexpr double kRowGroupsMinSameFraction = 0.5;
 constexpr double kRowGroupsMinSameFractionN = 0.6;
 constexpr std::int64_t kRowGroupsTransposeMinNnz = std::int64_t(1) << 18;
@@ -86,6 +88,21 @@ constexpr double kHubCheckRowsOverMean = 16.0;
 constexpr std::int64_t kHubCheckMinNnz = std::int64_t(1) << 18;
 KernelSelection check_merge_for_hub_columns(KernelSelection chosen, Op op,
                                             const RowLengthStats& stats);
+
+// Rows of even length (the longest at most kEvenRowsCheckMaxOverMean times the mean, the mean at
+// least kEvenRowsCheckMinMean entries, from kEvenRowsCheckMinNnz nonzeros on: stencils and FEM
+// matrices of one or more unknowns a node): `vector-adaptive` joins the kernels that auto's
+// check (or the race) times against the pick, for both ops. On 26 such matrices of 1-6 unknowns
+// a node (H200, bench/results/2026-11-29-session17/, run B) it was the fastest kernel in 12 of
+// the 13 cases where auto ran 5-22 % behind the best, and in none of them among the kernels the
+// check timed (the trees' pick and runner-up, cuSPARSE); its op T on uneven rows is far slower
+// (atomics from long rows), which the bound on the longest row keeps out. Anything else is
+// returned as it is.
+constexpr double kEvenRowsCheckMaxOverMean = 2.0;
+constexpr double kEvenRowsCheckMinMean = 8.0;
+constexpr std::int64_t kEvenRowsCheckMinNnz = std::int64_t(1) << 18;
+KernelSelection check_vector_adaptive_on_even_rows(KernelSelection chosen,
+                                                   const RowLengthStats& stats);
 
 // The hand rule read off the first H200 benchmark (docs/kernels.md): the fallback.
 KernelSelection select_device_kernel_by_rule(Op op, bool single_precision, bool vendor_available,
