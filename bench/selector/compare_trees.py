@@ -18,7 +18,7 @@ For each tree set and (precision, op), as train.py scores a tree (harmonic mean 
 time of what auto runs; min speedup over cuSPARSE on matrices of >= LARGE_NNZ nonzeros), two
 ways: the tree alone (its pair raced with cuSPARSE), and with the plugin's rules after the tree
 (plugin/src/selector.cpp: short-row transposes -> scalar, block rows -> inode, merge checked
-for the op T of matrices with long rows, vector-adaptive checked on rows of even length; their
+for the op T of matrices with long rows or long columns, vector-adaptive checked on rows of even length; their
 constants read from
 plugin/include/hola/selector.hpp), whose kernels all join the check. DATA's merge times of op T
 may predate merge's hub columns (session 17). Times come from
@@ -122,14 +122,20 @@ def with_rules(first, second, op, m, k):
         and (op == "N" or m["nnz"] >= k["kRowGroupsTransposeMinNnz"])
     ):
         runs = ["inode"] + runs  # the tree's pick and runner-up stay in the check
-    rows = m.get("rows", 0)
-    if (
-        op == "T"
-        and rows > 0
+    rows, cols = m.get("rows", 0), m.get("cols", 0)
+    long_rows = (
+        rows > 0
         and m["nnz"] >= k["kHubCheckMinNnz"]
         and m["max_row"] >= k["kHubCheckMinMaxRow"]
         and m["max_row"] >= k["kHubCheckRowsOverMean"] * m["nnz"] / rows
-    ):
+    )
+    long_columns = (
+        rows > 0
+        and cols > 0
+        and m["nnz"] / cols >= k["kHubCheckMinMaxRow"]
+        and m["nnz"] / cols >= k["kHubCheckRowsOverMean"] * m["nnz"] / rows
+    )
+    if op == "T" and (long_rows or long_columns):
         runs = runs + ["merge"]  # checked beside the pick (hub columns), never first
     if (
         rows > 0

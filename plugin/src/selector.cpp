@@ -154,15 +154,24 @@ KernelSelection check_vector_adaptive_on_even_rows(KernelSelection chosen,
 
 KernelSelection check_merge_for_hub_columns(KernelSelection chosen, Op op,
                                             const RowLengthStats& s) {
-  if (op != Op::T || chosen.name == kMerge || s.nnz < kHubCheckMinNnz ||
-      s.max_row < kHubCheckMinMaxRow ||
-      static_cast<double>(s.max_row) < kHubCheckRowsOverMean * s.mean_row())
-    return chosen;
+  if (op != Op::T || chosen.name == kMerge) return chosen;
+  const double mean_row = s.mean_row();
+  const double mean_column = s.cols > 0 ? static_cast<double>(s.nnz) / s.cols : 0.0;
+  const bool long_rows = s.nnz >= kHubCheckMinNnz && s.max_row >= kHubCheckMinMaxRow &&
+                         static_cast<double>(s.max_row) >= kHubCheckRowsOverMean * mean_row;
+  const bool long_columns = mean_column >= static_cast<double>(kHubCheckMinMaxRow) &&
+                            mean_column >= kHubCheckRowsOverMean * mean_row;
+  if (!long_rows && !long_columns) return chosen;
   for (const std::string& a : chosen.alternatives)
     if (a == kMerge) return chosen;
   chosen.alternatives.push_back(kMerge);
-  chosen.reason += "; long rows (" + std::to_string(s.max_row) + " entries): " + kMerge +
-                   " checked for hub columns";
+  std::ostringstream why;
+  if (long_rows)
+    why << "; long rows (" << s.max_row << " entries)";
+  else
+    why << "; columns of " << mean_column << " entries on average";
+  why << ": " << kMerge << " checked for hub columns";
+  chosen.reason += why.str();
   return chosen;
 }
 

@@ -152,6 +152,11 @@ TYPED_TEST(MergeTest, TransposeHubs) {
   corpus.push_back({"rmat 14, ef 16", gen::rmat(14, 16, 3)});
   corpus.push_back({"rmat 12, ef 8, a = 0.7", gen::rmat(12, 8, 5, 0.7, 0.1, 0.1)});
   corpus.push_back({"random 5000 x 5000, 150 a row", gen::random_rect(5000, 5000, 150, 9)});
+  // Warps whose nonzeros all hit one hub sum in registers first (one column; tiles that end
+  // inside a warp), and warps that hit a few hubs at once (3 full columns).
+  corpus.push_back({"single column 300007 x 1", gen::single_column(300007, 4)});
+  corpus.push_back({"tall 200003 x 3, full", gen::random_rect(200003, 3, 3, 6)});
+  corpus.push_back({"tall 100003 x 40, 2 a row", gen::random_rect(100003, 40, 2, 8)});
   for (int slots : {1, 64, 128, 4096}) {
     KernelOptions hubs;
     hubs.transpose_hubs = slots;

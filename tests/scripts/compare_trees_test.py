@@ -87,6 +87,12 @@ class RulesTest(unittest.TestCase):
         self.assertEqual(ct.with_rules("cusparse", "hola", "T", even, K), ["cusparse", "hola"])
         small = dict(matrix(K["kHubCheckMinNnz"] - 1, longest, 0), rows=rows)
         self.assertEqual(ct.with_rules("cusparse", "hola", "T", small, K), ["cusparse", "hola"])
+        one_column = dict(matrix(1000, 1, 0), rows=1000, cols=1)
+        self.assertEqual(
+            ct.with_rules("inode", "cusparse", "T", one_column, K), ["inode", "cusparse", "merge"]
+        )
+        square = dict(matrix(8000, 8, 0), rows=1000, cols=1000)
+        self.assertEqual(ct.with_rules("inode", "cusparse", "T", square, K), ["inode", "cusparse"])
 
     def test_even_rows_add_vector_adaptive_to_the_check(self):
         big = 4 * K["kEvenRowsCheckMinNnz"]

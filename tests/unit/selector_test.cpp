@@ -379,6 +379,38 @@ TEST(Selector, LongRowsAddMergeToTheTransposeCheck) {
             tree.alternatives);
 }
 
+TEST(Selector, LongColumnsAddMergeToTheTransposeCheck) {
+  // One column of 2^20 rows (any size: the rows are short, the columns long).
+  hola::RowLengthStats s;
+  s.rows = 1 << 20;
+  s.cols = 1;
+  s.nnz = s.rows;
+  s.min_row = s.max_row = 1;
+  const hola::KernelSelection tree{"inode", "tree", {"cusparse"}};
+  const auto t = hola::check_merge_for_hub_columns(tree, hola::Op::T, s);
+  EXPECT_EQ(t.alternatives, (std::vector<std::string>{"cusparse", "merge"}));
+  EXPECT_NE(t.reason.find("entries on average: merge checked"), std::string::npos) << t.reason;
+  EXPECT_EQ(hola::check_merge_for_hub_columns(tree, hola::Op::N, s).alternatives,
+            tree.alternatives);
+  // Small tall matrices too: 1000 rows, 8 columns, all full.
+  hola::RowLengthStats tall;
+  tall.rows = 1000;
+  tall.cols = 8;
+  tall.nnz = 8000;
+  tall.min_row = tall.max_row = 8;
+  EXPECT_EQ(hola::check_merge_for_hub_columns(tree, hola::Op::T, tall).alternatives,
+            (std::vector<std::string>{"cusparse", "merge"}));
+  // Columns no longer than the rows (square, or too short on average): nothing added.
+  hola::RowLengthStats square = tall;
+  square.cols = square.rows;
+  EXPECT_EQ(hola::check_merge_for_hub_columns(tree, hola::Op::T, square).alternatives,
+            tree.alternatives);
+  hola::RowLengthStats short_columns = s;
+  short_columns.cols = s.rows / (hola::kHubCheckMinMaxRow - 1);
+  EXPECT_EQ(hola::check_merge_for_hub_columns(tree, hola::Op::T, short_columns).alternatives,
+            tree.alternatives);
+}
+
 TEST(Selector, EvenRowsAddVectorAdaptiveToTheCheck) {
   hola::RowLengthStats s;
   s.rows = 1 << 20;

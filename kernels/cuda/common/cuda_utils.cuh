@@ -37,6 +37,9 @@ namespace hola::cuda {
 
 namespace hola::cuda {
 
+inline constexpr int kWarpSize = 32;
+inline constexpr unsigned kFullWarpMask = 0xffffffffu;
+
 inline cudaStream_t as_stream(void* s) { return static_cast<cudaStream_t>(s); }
 
 // Owning device allocation, made at setup and freed with the kernel object.

@@ -28,9 +28,7 @@
 
 namespace hola::cuda::inode {
 
-using rowwise::kFullWarpMask;
 using rowwise::kMaxThreadsPerBlock;
-using rowwise::kWarpSize;
 using rowwise::load_ro;
 using rowwise::RowArgs;
 

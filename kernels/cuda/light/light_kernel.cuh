@@ -47,9 +47,7 @@
 
 namespace hola::cuda::light {
 
-using rowwise::kFullWarpMask;
 using rowwise::kMaxThreadsPerBlock;
-using rowwise::kWarpSize;
 using rowwise::RowArgs;
 using rowwise::RowKernelFn;
 

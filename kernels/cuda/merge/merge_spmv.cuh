@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cub/block/block_scan.cuh>
+#include <cub/warp/warp_reduce.cuh>
 
 #include <algorithm>
 #include <climits>
@@ -376,6 +377,8 @@ __global__ void __launch_bounds__(THREADS)
   extern __shared__ __align__(16) unsigned char merge_hub_shared[];
   V* slot_sum = reinterpret_cast<V*>(merge_hub_shared);
   I* slot_col = reinterpret_cast<I*>(slot_sum + hubs.capacity);
+  using WarpSum = cub::WarpReduce<V>;
+  __shared__ typename WarpSum::TempStorage warp_sum_storage[Hubs ? THREADS / cuda::kWarpSize : 1];
   if constexpr (Hubs) {
     for (int k = threadIdx.x; k < hubs.capacity; k += THREADS) {
       slot_sum[k] = V(0);
@@ -422,12 +425,18 @@ __global__ void __launch_bounds__(THREADS)
 #pragma unroll
     for (int it = 0; it < ITEMS; ++it) {
       const int k = it * THREADS + threadIdx.x;
-      if (k < tile_nnz) {
+      const bool live = k < tile_nnz;  // the live lanes of a warp are its first ones
+      I col = 0;
+      V product = V(0);
+      if (live) {
         const std::int64_t idx = begin.nz + k;
-        const I col = __ldg(col_idx + idx);
-        const V product = __ldg(values + idx) * s_scaled_x[s_row_of[k]];
-        if constexpr (Hubs) {
-          // Probe the shared table until the column or an empty entry (it is at most half full).
+        col = __ldg(col_idx + idx);
+        product = __ldg(values + idx) * s_scaled_x[s_row_of[k]];
+      }
+      if constexpr (Hubs) {
+        // Probe the shared table until the column or an empty entry (it is at most half full).
+        int slot = -1;
+        if (live) {
           const unsigned mask = static_cast<unsigned>(hubs.capacity - 1);
           unsigned at = cuda::hub_hash(static_cast<std::uint64_t>(col), hubs.bits);
           I held = slot_col[at];
@@ -435,13 +444,23 @@ __global__ void __launch_bounds__(THREADS)
             at = (at + 1) & mask;
             held = slot_col[at];
           }
-          if (held == col) {
-            atomicAdd(slot_sum + at, product);
-            continue;
-          }
+          if (held == col) slot = static_cast<int>(at);
         }
-        atomicAdd(y + col, product);
+        // A warp whose live lanes all hit one hub (a column holding most nonzeros: one or a
+        // few columns, a tall matrix's op T) sums in registers and adds once: 32 shared
+        // atomics on one address serialise.
+        const int lead_slot = __shfl_sync(cuda::kFullWarpMask, slot, 0);
+        if (lead_slot >= 0 && __all_sync(cuda::kFullWarpMask, !live || slot == lead_slot)) {
+          const V sum = WarpSum(warp_sum_storage[threadIdx.x / cuda::kWarpSize]).Sum(product);
+          if (threadIdx.x % cuda::kWarpSize == 0) atomicAdd(slot_sum + lead_slot, sum);
+          continue;
+        }
+        if (slot >= 0) {
+          atomicAdd(slot_sum + slot, product);
+          continue;
+        }
       }
+      if (live) atomicAdd(y + col, product);
     }
     if constexpr (Hubs) __syncthreads();  // the next tile reuses s_tile
   }

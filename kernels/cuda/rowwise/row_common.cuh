@@ -18,8 +18,7 @@
 
 namespace hola::cuda::rowwise {
 
-constexpr int kWarpSize = 32;
-constexpr unsigned kFullWarpMask = 0xffffffffu;
+// kWarpSize, kFullWarpMask: common/cuda_utils.cuh.
 // Every row kernel is compiled for blocks of up to 1024 threads (at most 64 registers a thread)
 // so that options.threads_per_block can pick any multiple of 32.
 constexpr int kMaxThreadsPerBlock = 1024;

@@ -195,8 +195,7 @@ SpmvKernelPtr<V, I, O> make_scalar(const KernelOptions& options) {
 
 template <class V, class I, class O>
 SpmvKernelPtr<V, I, O> make_vector(const KernelOptions& options) {
-  return std::make_unique<cuda::rowwise::VectorKernel<V, I, O>>(options, "vector",
-                                                                cuda::rowwise::kWarpSize);
+  return std::make_unique<cuda::rowwise::VectorKernel<V, I, O>>(options, "vector", cuda::kWarpSize);
 }
 
 template <class V, class I, class O>

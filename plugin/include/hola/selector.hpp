@@ -82,7 +82,12 @@ KernelSelection prefer_row_groups(KernelSelection chosen, Op op, const MatrixFea
 // memory: on an H200 (bench/results/2026-11-29-session17/, run G) 1.21-1.35x cuSPARSE on
 // Graph500 R-MAT graphs of scales 20-22 and 19-27x on an arrow of 4 M rows, where the trees
 // picked cuSPARSE or hola (about 1.0x); the row lengths say nothing sure about the columns, so
-// the pick stays and the check decides. Anything else is returned as it is.
+// the pick stays and the check decides. Likewise, at any size, where the columns hold at least
+// kHubCheckMinMaxRow entries on average and kHubCheckRowsOverMean times the mean row (tall
+// matrices of few columns, a single column): every column is a hub there, and the row kernels'
+// and cuSPARSE's atomics queue on a few addresses (H200, bench/results/2026-11-29-session18/,
+// run C: 18.6 M rows of one column, op T, cuSPARSE 32.8 ms, the trees' inode 8.2 ms, merge
+// 1.0-1.5 ms). Anything else is returned as it is.
 constexpr std::int64_t kHubCheckMinMaxRow = 64;
 constexpr double kHubCheckRowsOverMean = 16.0;
 constexpr std::int64_t kHubCheckMinNnz = std::int64_t(1) << 18;
