@@ -98,11 +98,11 @@ KernelSelection check_merge_for_hub_columns(KernelSelection chosen, Op op,
 // least kEvenRowsCheckMinMean entries, from kEvenRowsCheckMinNnz nonzeros on: stencils and FEM
 // matrices of one or more unknowns a node): `vector-adaptive` joins the kernels that auto's
 // check (or the race) times against the pick, for both ops. On 26 such matrices of 1-6 unknowns
-// a node (H200, bench/results/2026-11-29-session17/, run B) it was the fastest kernel in 12 of
-// the 13 cases where auto ran 5-22 % behind the best, and in none of them among the kernels the
-// check timed (the trees' pick and runner-up, cuSPARSE); its op T on uneven rows is far slower
-// (atomics from long rows), which the bound on the longest row keeps out. Anything else is
-// returned as it is.
+// a node (H200, bench/results/2026-11-29-session17/, run B) it was the fastest kernel in 9 of
+// the 11 cases where auto ran 5-22 % behind the best, and in 6 of them the check had not timed
+// it (the trees' pick and runner-up, cuSPARSE); its op T on uneven rows is far slower (atomics
+// from long rows), which the bound on the longest row keeps out. Anything else is returned as
+// it is.
 constexpr double kEvenRowsCheckMaxOverMean = 2.0;
 constexpr double kEvenRowsCheckMinMean = 8.0;
 constexpr std::int64_t kEvenRowsCheckMinNnz = std::int64_t(1) << 18;
