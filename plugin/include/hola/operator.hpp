@@ -53,9 +53,10 @@ struct OperatorOptions {
   // deterministic mode.
   bool auto_trial = false;
   // "auto" on the GPU without the race: the first products of each op take turns between the
-  // tree's pick and its challengers, the leaf's runner-up and cuSPARSE (auto_vendor_kernel;
-  // not for mixed index types): 4 products each, the last 3 timed with CUDA events on the
-  // product's own stream (12 products with three kernels). A challenger's product goes to
+  // tree's pick and its challengers, the leaf's runner-up, cuSPARSE (auto_vendor_kernel;
+  // not for mixed index types) and the kernels the selector's rules add (selector.hpp): 4
+  // products each, the last 3 timed with CUDA events on the product's own stream (12 products
+  // with three kernels). A challenger's product goes to
   // scratch and the pick's, untimed, to the caller's y, so the caller sees only the pick's
   // products until the verdict (as reproducible as the pick is). The verdict comes at the next
   // product, whatever the GPU's progress (the host waits there for the last timed product if

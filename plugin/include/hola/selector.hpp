@@ -15,8 +15,8 @@ namespace hola {
 struct KernelSelection {
   std::string name;    // registry name
   std::string reason;  // human-readable, shown by -mat_hola_view and hola-bench
-  // Kernels that the Operator times against `name` at setup before it settles (the tree's
-  // runner-up and cuSPARSE ALG1); empty: `name` is final.
+  // Kernels that the Operator times against `name` before it settles (the tree's runner-up,
+  // cuSPARSE ALG1, and what the rules below add); empty: `name` is final.
   std::vector<std::string> alternatives;
 };
 
