@@ -1,5 +1,6 @@
 #include "hola/selector.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <sstream>
@@ -34,6 +35,23 @@ constexpr const char* kVectorAdaptive = rows::VectorAdaptive::family.name;
 bool can_take(const std::string& name, bool vendor_available) {
   const KernelFamily* f = find_family(name);
   return vendor_available || !f || f->mixed_index_types();
+}
+
+// A rule's pick `name` leads; the previous pick and its alternatives stay as alternatives, for
+// auto's check (or the race) to weigh against it.
+KernelSelection lead_with(KernelSelection chosen, const char* name) {
+  std::vector<std::string> alternatives{chosen.name};
+  for (const std::string& a : chosen.alternatives)
+    if (a != name && a != chosen.name) alternatives.push_back(a);
+  chosen.name = name;
+  chosen.alternatives = std::move(alternatives);
+  return chosen;
+}
+
+// Whether `name` is the pick or one of its alternatives.
+bool weighs(const KernelSelection& chosen, const std::string& name) {
+  return chosen.name == name || std::find(chosen.alternatives.begin(), chosen.alternatives.end(),
+                                          name) != chosen.alternatives.end();
 }
 
 }  // namespace
@@ -78,14 +96,9 @@ KernelSelection select_device_kernel(Op op, bool single_precision, bool vendor_a
     return rule;
   }
   KernelSelection chosen{pick.kernel, why.str(), {}};
-  auto add = [&](const char* name) {
-    if (!name || name == chosen.name || !can_take(name, vendor_available)) return;
-    for (const std::string& a : chosen.alternatives)
-      if (a == name) return;
-    chosen.alternatives.emplace_back(name);
-  };
-  add(pick.second);
-  add(kVendor);
+  for (const char* name : {pick.second, kVendor})
+    if (name && can_take(name, vendor_available) && !weighs(chosen, name))
+      chosen.alternatives.emplace_back(name);
   return chosen;
 }
 
@@ -112,12 +125,7 @@ KernelSelection adjust_transpose_for_short_rows(KernelSelection chosen, Op op, b
   chosen.reason += "; op T, rows of at most " + std::to_string(kShortRowsTransposeMaxRow) +
                    " entries, " + std::to_string(s.nnz) + " nonzeros -> " + kScalar;
   // The race (on request) still weighs the tree's pick against it.
-  std::vector<std::string> alternatives{chosen.name};
-  for (const std::string& a : chosen.alternatives)
-    if (a != kScalar && a != chosen.name) alternatives.push_back(a);
-  chosen.name = kScalar;
-  chosen.alternatives = alternatives;
-  return chosen;
+  return lead_with(std::move(chosen), kScalar);
 }
 
 KernelSelection prefer_row_groups(KernelSelection chosen, Op op, const MatrixFeatures& features) {
@@ -130,31 +138,24 @@ KernelSelection prefer_row_groups(KernelSelection chosen, Op op, const MatrixFea
   std::ostringstream why;
   why << "; " << same << " of the nonzeros repeat the row above (block rows) -> " << kInode;
   chosen.reason += why.str();
-  std::vector<std::string> alternatives{chosen.name};
-  for (const std::string& a : chosen.alternatives)
-    if (a != kInode && a != chosen.name) alternatives.push_back(a);
-  chosen.alternatives = alternatives;
-  chosen.name = kInode;
-  return chosen;
+  return lead_with(std::move(chosen), kInode);
 }
 
 KernelSelection check_vector_adaptive_on_even_rows(KernelSelection chosen,
                                                    const RowLengthStats& s) {
   const double mean = s.mean_row();
-  if (chosen.name == kVectorAdaptive || s.nnz < kEvenRowsCheckMinNnz ||
+  if (weighs(chosen, kVectorAdaptive) || s.nnz < kEvenRowsCheckMinNnz ||
       mean < kEvenRowsCheckMinMean ||
       static_cast<double>(s.max_row) > kEvenRowsCheckMaxOverMean * mean)
     return chosen;
-  for (const std::string& a : chosen.alternatives)
-    if (a == kVectorAdaptive) return chosen;
-  chosen.alternatives.push_back(kVectorAdaptive);
+  chosen.alternatives.emplace_back(kVectorAdaptive);
   chosen.reason += std::string("; rows of even length: ") + kVectorAdaptive + " checked";
   return chosen;
 }
 
 KernelSelection check_merge_for_hub_columns(KernelSelection chosen, Op op,
                                             const RowLengthStats& s) {
-  if (op != Op::T || chosen.name == kMerge) return chosen;
+  if (op != Op::T || weighs(chosen, kMerge)) return chosen;
   const double mean_row = s.mean_row();
   const double mean_column = s.cols > 0 ? static_cast<double>(s.nnz) / s.cols : 0.0;
   const bool long_rows = s.nnz >= kHubCheckMinNnz && s.max_row >= kHubCheckMinMaxRow &&
@@ -162,9 +163,7 @@ KernelSelection check_merge_for_hub_columns(KernelSelection chosen, Op op,
   const bool long_columns = mean_column >= static_cast<double>(kHubCheckMinMaxRow) &&
                             mean_column >= kHubCheckRowsOverMean * mean_row;
   if (!long_rows && !long_columns) return chosen;
-  for (const std::string& a : chosen.alternatives)
-    if (a == kMerge) return chosen;
-  chosen.alternatives.push_back(kMerge);
+  chosen.alternatives.emplace_back(kMerge);
   std::ostringstream why;
   if (long_rows)
     why << "; long rows (" << s.max_row << " entries)";
