@@ -11,7 +11,9 @@ timed product's); its launches are summed (time, bytes, sectors) or averaged wei
 (throughput and occupancy percentages). With --bench-json-dir, hola-bench's JSON of the run
 (profile-<spec>-<precision>-<kernel>-<op>.json, written under ncu) gives the matrix size, so the
 DRAM bytes can be set against the floor's bytes (matrix, x and y read or written once), and
-auto's pick (its "chose ..." note).
+auto's pick (its "chose ..." note). A header with a fifth word, "== SPEC PRECISION KERNEL OP auto",
+marks a run of the kernel that auto chose in a plain run beforehand (under ncu auto's check at
+its first products times ncu's replays, not the kernels): it is reported as auto->KERNEL.
 """
 import argparse
 import csv
@@ -112,7 +114,7 @@ def product_launches(launches):
 def bench_json(directory, header):
     if not directory:
         return None
-    stem = "-".join(header)
+    stem = "-".join(header[:4])
     stem = re.sub(r"[:=,|]", "_", stem)
     path = os.path.join(directory, "profile-" + stem + ".json")
     if not os.path.exists(path):
@@ -132,6 +134,7 @@ def summarize(runs, json_dir):
         if len(header) < 4:
             continue
         spec, precision, kernel, op = header[:4]
+        picked_by_auto = len(header) > 4 and header[4] == "auto"
         product = product_launches(launches)
         if not product:
             table.append({"matrix": spec, "precision": precision, "kernel": kernel, "op": op,
@@ -159,6 +162,8 @@ def summarize(runs, json_dir):
                 m = re.search(r"chose ([A-Za-z0-9_-]+)", note)
                 if m:
                     row["chose"] = m.group(1)
+        if picked_by_auto:
+            row["kernel"], row["chose"] = "auto", kernel
         table.append(row)
     return table
 

@@ -96,6 +96,23 @@ class NcuSummaryTest(unittest.TestCase):
         self.assertIn("no kernel launches profiled", out.getvalue())
         self.assertIn("scalar_rows_kernel", out.getvalue())
 
+    def test_kernel_picked_by_auto_beforehand(self):
+        # The same product, profiled by the name of the kernel auto chose in a plain run.
+        with open(self.csv, "w", encoding="utf-8") as f:
+            f.write(profile_text().replace("== poisson3d:n=10 double auto T",
+                                           "== poisson3d:n=10 double scalar T auto"))
+        with open(os.path.join(self.dir.name, "profile-poisson3d_n_10-double-scalar-T.json"), "w",
+                  encoding="utf-8") as f:
+            json.dump({"results": [{"kernel": "scalar", "rows": 1000, "cols": 1000, "nnz": 7000,
+                                    "note": ""}]}, f)
+        table = ncu_summary.summarize(ncu_summary.parse(self.csv), self.dir.name)
+        self.assertEqual((table[0]["kernel"], table[0]["chose"]), ("auto", "scalar"))
+        self.assertEqual(table[0]["nnz"], 7000)
+        self.assertEqual(table[1]["kernel"], "cusparse")
+        out = io.StringIO()
+        ncu_summary.print_table(table, out)
+        self.assertIn("auto->scalar", out.getvalue())
+
     def test_short_names(self):
         self.assertEqual(ncu_summary.short_name(SPMV), "scalar_rows_kernel")
         self.assertEqual(ncu_summary.short_name("csrmv_v3_kernel"), "csrmv_v3_kernel")
