@@ -3,9 +3,13 @@
 
 Usage: python3 bench/plot.py bench/results/<file>.json[.gz] [--out-prefix PREFIX]
 Writes PREFIX-speedup.png (speedup over cuSPARSE ALG1 against nonzeros, log x, one panel per
-precision and op, like Figure 4 of the Hola-SpMV paper) and PREFIX-floor.png (% of the bandwidth
-floor per matrix family and kernel: median bar, lowest to highest as a line). PREFIX defaults to
-the JSON path without its extension, so the PNGs land next to the JSON.
+precision and op, like Figure 4 of the Hola-SpMV paper), PREFIX-floor.png (% of the bandwidth
+floor per matrix family and kernel: median bar, lowest to highest as a line) and, when the file
+times `auto`, PREFIX-distribution.png (per precision and op, the speedups over cuSPARSE of
+`auto` and of the per-matrix fastest kernel, each sorted: the share of matrices at or below a
+speedup, with harmonic means in the legend). --kernels draws only the named kernels in the first
+two (the distribution's "fastest" still takes every kernel of the file). PREFIX defaults to the
+JSON path without its extension, so the PNGs land next to the JSON.
 """
 import argparse
 import gzip
@@ -21,7 +25,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 def load(path):
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
-        data = json.load(f)
+        return load_data(json.load(f))
+
+
+def load_data(data):
+    """The file's timed, correct results, each with its matrix family."""
     rows = [r for r in data["results"] if r["time_ms"] > 0 and r["correct"]]
     families = {m["matrix"]: m.get("family", "") for m in data.get("matrices", [])}
     for r in rows:
@@ -117,16 +125,76 @@ def plot_floor(data, rows, out):
     plt.close(fig)
 
 
+def speedup_distribution(rows):
+    """{(precision, op): {"auto": [...], "fastest": [...]}}: over the matrices where cuSPARSE and
+    auto were both timed, cuSPARSE's time over auto's and over the fastest kernel's (cuSPARSE
+    and auto included), each list sorted."""
+    times = {}
+    for r in rows:
+        times.setdefault((r["precision"], r["op"], r["matrix"]), {})[r["kernel"]] = r["time_ms"]
+    out = {}
+    for (precision, op, _), t in sorted(times.items()):
+        if "cusparse" not in t or "auto" not in t:
+            continue
+        d = out.setdefault((precision, op), {"auto": [], "fastest": []})
+        d["auto"].append(t["cusparse"] / t["auto"])
+        d["fastest"].append(t["cusparse"] / min(t.values()))
+    for d in out.values():
+        d["auto"].sort()
+        d["fastest"].sort()
+    return out
+
+
+def harmonic_mean(values):
+    return len(values) / sum(1.0 / v for v in values)
+
+
+def plot_distribution(data, rows, out):
+    dist = speedup_distribution(rows)
+    if not dist:
+        return False
+    fig, axes = plt.subplots(1, len(dist), figsize=(4.5 * len(dist), 4), squeeze=False)
+    for ax, ((precision, op), d) in zip(axes[0], sorted(dist.items())):
+        for name, style in (("fastest", "--"), ("auto", "-")):
+            v = d[name]
+            share = [(i + 1) / len(v) for i in range(len(v))]
+            ax.step(v, share, style, where="post",
+                    label=f"{name}: hmean {harmonic_mean(v):.2f}x, lowest {v[0]:.2f}x")
+        ax.axvline(1.0, color="black", linewidth=0.8)
+        ax.set_xscale("log")
+        ax.set_xlabel("speedup over cuSPARSE ALG1")
+        ax.set_ylabel("share of matrices at or below")
+        ax.set_title(f"{precision}, op {op} ({len(d['auto'])} matrices)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7, loc="lower right")
+    fig.suptitle(title(data), fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("json")
     ap.add_argument("--out-prefix")
+    ap.add_argument("--kernels", help="comma-separated kernels drawn in the speedup and floor plots")
     args = ap.parse_args()
     prefix = args.out_prefix or args.json.removesuffix(".gz").removesuffix(".json")
     data, rows = load(args.json)
-    plot_speedup(data, rows, prefix + "-speedup.png")
-    plot_floor(data, rows, prefix + "-floor.png")
-    print(prefix + "-speedup.png", prefix + "-floor.png")
+    drawn = rows
+    if args.kernels:
+        wanted = set(args.kernels.split(",")) | {"cusparse"}
+        drawn = [r for r in rows if r["kernel"] in wanted]
+        missing = wanted - {r["kernel"] for r in rows}
+        if missing:
+            raise SystemExit(f"plot.py: no results of {', '.join(sorted(missing))} in {args.json}")
+    written = [prefix + "-speedup.png", prefix + "-floor.png"]
+    plot_speedup(data, drawn, written[0])
+    plot_floor(data, drawn, written[1])
+    if plot_distribution(data, rows, prefix + "-distribution.png"):
+        written.append(prefix + "-distribution.png")
+    print(*written)
 
 
 if __name__ == "__main__":
