@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Medians of hola-first-call's JSON lines per (commit, matrix, kernel, check, --pre-steps, fatbin
 compression, module loading): the setup and its steps, the first product, the steady product and the check's extra
-time, in ms (docs/performance.md, "First products of a process").
+time, in ms (docs/performance-history.md, "First products of a process").
 
     python3 bench/first_call_summary.py FILE.jsonl [FILE.jsonl ...]
 """

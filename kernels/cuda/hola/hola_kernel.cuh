@@ -71,7 +71,7 @@ void with_config(const HolaConfig& c, F&& f) {
 }
 
 // The transpose variant used unless KernelOptions::transpose_variant names one (measured on
-// the H200: bench/results, docs/performance.md).
+// the H200: bench/results, docs/performance-history.md, "Transpose variants").
 constexpr int kDefaultTransposeVariant = kTWarpOrder;
 
 // Calls f(integral_constant<variant>) for a transpose variant compiled for this block size.
