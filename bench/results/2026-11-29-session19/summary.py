@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tables of docs/performance.md's current-state sections, from committed result files:
 session 18's runs B (anchors, block rows) and D (92 held-out matrices, tall / hub transposes)
-and this folder's Nsight Compute profiles (runs B and C).
+and this folder's Nsight Compute profiles (runs B and C) and merge's launch shapes (run D).
 python3 summary.py > summary.txt"""
 import collections
 import gzip
@@ -113,6 +113,20 @@ def transpose_over_forward():
     print(f"  block rows above 5 M nonzeros: {v[0]:.2f}-{v[-1]:.2f}, median {statistics.median(v):.2f}")
 
 
+def hub_shapes():
+    data = load(HERE / "D-hubshape.json.gz")
+    t = timed(data)
+    shapes = ["merge:hubs=1024", "merge:tpb=256", "merge:tpb=256,hubs=1024",
+              "merge:tpb=256,npt=5,hubs=1024"]
+    print(f"\nmerge op T, other launch shapes (run D, {head(data)}): default merge time / shape's"
+          " time (above 1: the shape is faster); merge x cuSPARSE")
+    print(f"  {'matrix':48s} {'prec':6s} {'merge':>7s} " + " ".join(f"{k[6:]:>24s}" for k in shapes))
+    for (m, p, o), ks in sorted(t.items()):
+        base = ks["merge"]["time_ms"]
+        print(f"  {m:48s} {p:6s} {ks['cusparse']['time_ms'] / base:6.2f}x " +
+              " ".join(f"{base / ks[k]['time_ms']:24.2f}" for k in shapes))
+
+
 def blocks():
     data = load(S18 / "B-blocks.json.gz")
     t = timed(data)
@@ -159,3 +173,4 @@ if __name__ == "__main__":
     transpose_over_forward()
     blocks()
     profile()
+    hub_shapes()
