@@ -64,7 +64,9 @@ for c in "${cases[@]}"; do
       fi
       # auto's check times its first products with events, which under ncu time ncu's
       # replays: a plain run says which kernel auto runs, and that kernel is profiled by name
-      # (the header's fifth word marks it as auto's pick for bench/ncu_summary.py).
+      # (the header's fifth word marks it as auto's pick for bench/ncu_summary.py). What auto
+      # wraps around its pick (empty rows left out, an options string) is not carried over; the
+      # default cases have no empty rows.
       profiled="$kernel" mark=""
       if [ "$kernel" = auto ]; then
         pick_json="$LOGS/pick-$(echo "$spec-$precision-$op" | tr ':=,|' '____').json"
