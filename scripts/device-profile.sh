@@ -65,8 +65,9 @@ for c in "${cases[@]}"; do
       # auto's check times its first products with events, which under ncu time ncu's
       # replays: a plain run says which kernel auto runs, and that kernel is profiled by name
       # (the header's fifth word marks it as auto's pick for bench/ncu_summary.py). What auto
-      # wraps around its pick (empty rows left out, an options string) is not carried over; the
-      # default cases have no empty rows.
+      # wraps around its pick is not carried over: among the default cases R-MAT has half its
+      # rows empty, which auto leaves out (OperatorOptions::compress_empty_rows), so there the
+      # pick is profiled on the whole matrix.
       profiled="$kernel" mark=""
       if [ "$kernel" = auto ]; then
         pick_json="$LOGS/pick-$(echo "$spec-$precision-$op" | tr ':=,|' '____').json"
