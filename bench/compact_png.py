@@ -22,7 +22,8 @@ def compact(path):
             return 0
         buf = io.BytesIO()
         im.convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT).save(
-            buf, "PNG", optimize=True)
+            buf, "PNG", optimize=True
+        )
     before = os.path.getsize(path)
     if buf.tell() >= before:
         return 0

@@ -158,8 +158,13 @@ def plot_distribution(data, rows, out):
         for name, style in (("fastest", "--"), ("auto", "-")):
             v = d[name]
             share = [(i + 1) / len(v) for i in range(len(v))]
-            ax.step(v, share, style, where="post",
-                    label=f"{name}: hmean {harmonic_mean(v):.2f}x, lowest {v[0]:.2f}x")
+            ax.step(
+                v,
+                share,
+                style,
+                where="post",
+                label=f"{name}: hmean {harmonic_mean(v):.2f}x, lowest {v[0]:.2f}x",
+            )
         ax.axvline(1.0, color="black", linewidth=0.8)
         ax.set_xscale("log")
         ax.set_xlabel("speedup over cuSPARSE ALG1")
@@ -178,7 +183,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("json")
     ap.add_argument("--out-prefix")
-    ap.add_argument("--kernels", help="comma-separated kernels drawn in the speedup and floor plots")
+    ap.add_argument(
+        "--kernels", help="comma-separated kernels drawn in the speedup and floor plots"
+    )
     args = ap.parse_args()
     prefix = args.out_prefix or args.json.removesuffix(".gz").removesuffix(".json")
     data, rows = load(args.json)

@@ -21,16 +21,27 @@ import plot  # noqa: E402
 
 
 def result(matrix, kernel, op, ms, nnz=10000):
-    return {"matrix": matrix, "family": matrix.split("-")[0], "kernel": kernel, "op": op,
-            "precision": "double", "time_ms": ms, "correct": True, "nnz": nnz,
-            "pct_floor": 50.0, "speedup_vs_cusparse": 0.0}
+    return {
+        "matrix": matrix,
+        "family": matrix.split("-")[0],
+        "kernel": kernel,
+        "op": op,
+        "precision": "double",
+        "time_ms": ms,
+        "correct": True,
+        "nnz": nnz,
+        "pct_floor": 50.0,
+        "speedup_vs_cusparse": 0.0,
+    }
 
 
 def made_up_file():
-    times = {("poisson-1", "N"): {"cusparse": 2.0, "auto": 1.0, "hola": 0.8},
-             ("rmat-2", "N"): {"cusparse": 1.0, "auto": 2.0, "hola": 4.0},
-             ("poisson-1", "T"): {"cusparse": 3.0, "auto": 1.5, "hola": 1.5},
-             ("rmat-3", "T"): {"cusparse": 1.0, "hola": 0.5}}  # no auto: left out
+    times = {
+        ("poisson-1", "N"): {"cusparse": 2.0, "auto": 1.0, "hola": 0.8},
+        ("rmat-2", "N"): {"cusparse": 1.0, "auto": 2.0, "hola": 4.0},
+        ("poisson-1", "T"): {"cusparse": 3.0, "auto": 1.5, "hola": 1.5},
+        ("rmat-3", "T"): {"cusparse": 1.0, "hola": 0.5},
+    }  # no auto: left out
     rows = []
     for (matrix, op), ks in times.items():
         for kernel, ms in ks.items():
@@ -56,14 +67,21 @@ class PlotTest(unittest.TestCase):
             with gzip.open(path, "wt") as f:
                 json.dump(made_up_file(), f)
             script = os.path.join(ROOT, "bench", "plot.py")
-            done = subprocess.run([sys.executable, script, path, "--kernels", "auto"],
-                                  capture_output=True, text=True, check=True)
+            done = subprocess.run(
+                [sys.executable, script, path, "--kernels", "auto"],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             for kind in ("speedup", "floor", "distribution"):
                 png = os.path.join(tmp, f"bench-{kind}.png")
                 self.assertIn(png, done.stdout)
                 self.assertGreater(os.path.getsize(png), 1000)
-            bad = subprocess.run([sys.executable, script, path, "--kernels", "nosuch"],
-                                 capture_output=True, text=True)
+            bad = subprocess.run(
+                [sys.executable, script, path, "--kernels", "nosuch"],
+                capture_output=True,
+                text=True,
+            )
             self.assertNotEqual(bad.returncode, 0)
             self.assertIn("no results of nosuch", bad.stderr)
 
