@@ -20,6 +20,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from summarize import hmean  # noqa: E402  (bench/, the script's own folder)
 
 
 def load(path):
@@ -145,10 +146,6 @@ def speedup_distribution(rows):
     return out
 
 
-def harmonic_mean(values):
-    return len(values) / sum(1.0 / v for v in values)
-
-
 def plot_distribution(data, rows, out):
     dist = speedup_distribution(rows)
     if not dist:
@@ -163,7 +160,7 @@ def plot_distribution(data, rows, out):
                 share,
                 style,
                 where="post",
-                label=f"{name}: hmean {harmonic_mean(v):.2f}x, lowest {v[0]:.2f}x",
+                label=f"{name}: hmean {hmean(v):.2f}x, lowest {v[0]:.2f}x",
             )
         ax.axvline(1.0, color="black", linewidth=0.8)
         ax.set_xscale("log")

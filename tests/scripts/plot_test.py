@@ -59,7 +59,7 @@ class PlotTest(unittest.TestCase):
         self.assertEqual(d[("double", "N")]["auto"], [0.5, 2.0])
         self.assertEqual(d[("double", "N")]["fastest"], [1.0, 2.5])
         self.assertEqual(d[("double", "T")]["auto"], [2.0])
-        self.assertAlmostEqual(plot.harmonic_mean([0.5, 2.0]), 0.8)
+        self.assertAlmostEqual(plot.hmean([0.5, 2.0]), 0.8)
 
     def test_writes_three_plots_and_refuses_unknown_kernels(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -235,6 +235,8 @@ def profile():
 
 
 if __name__ == "__main__":
+    print("# python3 bench/results/2026-11-29-session19/summary.py (no GPU); each table names"
+          " the commit and GPU of its file")
     anchors()
     heldout()
     checked()
