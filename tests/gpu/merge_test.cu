@@ -173,15 +173,31 @@ TYPED_TEST(MergeTest, TransposeHubs) {
     DeviceMemory::sync();
     return std::make_pair(k.kernel->tuning(Op::T), k.kernel->workspace_bytes());
   };
-  const gen::Csr64 rmat = gen::rmat(14, 16, 3);
-  const auto [rmat_tuning, rmat_bytes] = after_transpose(rmat, 1);
-  EXPECT_NE(rmat_tuning.find("hub columns"), std::string::npos) << rmat_tuning;
-  // The hub table (its default 2048 entries of a column index) on top of the tiles' coordinates
-  // and carries.
+  // The default hub table (of column indices) is the smallest power of two from 64 that the
+  // hubs found fill at most half, up to 2048 entries; it is kept on top of the tiles'
+  // coordinates and carries.
+  const auto fitted_entries = [](const std::string& tuning) {
+    const int hubs = std::stoi(tuning);  // "N hub columns (...)"
+    int entries = 64;
+    while (entries < 2 * hubs) entries *= 2;
+    return static_cast<std::size_t>(entries);
+  };
   KernelOptions off;
   off.transpose_hubs = 0;
-  const std::size_t plain_rmat = workspace_after_setup<V, I, O>(rmat, make<V, I, O>, off);
-  EXPECT_EQ(rmat_bytes, plain_rmat + 2048 * sizeof(I));
+  const gen::Csr64 rmat = gen::rmat(14, 16, 3);
+  for (int slots : {-1, 1}) {
+    const auto [rmat_tuning, rmat_bytes] = after_transpose(rmat, slots);
+    ASSERT_NE(rmat_tuning.find("hub columns"), std::string::npos) << rmat_tuning;
+    const std::size_t plain_rmat = workspace_after_setup<V, I, O>(rmat, make<V, I, O>, off);
+    EXPECT_EQ(rmat_bytes, plain_rmat + fitted_entries(rmat_tuning) * sizeof(I)) << rmat_tuning;
+  }
+  // One hub (the arrow's dense column): the smallest table; a size named in the options stays.
+  const gen::Csr64 arrow = gen::arrow(20000);
+  const std::size_t plain_arrow = workspace_after_setup<V, I, O>(arrow, make<V, I, O>, off);
+  const auto [arrow_tuning, arrow_bytes] = after_transpose(arrow, -1);
+  EXPECT_EQ(arrow_tuning.rfind("1 hub columns", 0), 0u) << arrow_tuning;
+  EXPECT_EQ(arrow_bytes, plain_arrow + 64 * sizeof(I));
+  EXPECT_EQ(after_transpose(arrow, 1024).second, plain_arrow + 1024 * sizeof(I));
   // Every column holds about 150 entries: all are hubs, as many as half the table. 64 hubs hold
   // 1.3 % of the nonzeros, under kHubMinShare: none are kept.
   const gen::Csr64 dense = gen::random_rect(5000, 5000, 150, 9);

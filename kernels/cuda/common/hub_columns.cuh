@@ -40,6 +40,17 @@ __global__ void column_counts_kernel(const I* __restrict__ col_idx, std::int64_t
 
 }  // namespace hub_detail
 
+// The smallest table (a power of two, at least kHubMinTable entries) at most half full with
+// `hubs` hubs.
+constexpr int kHubMinTable = 64;
+constexpr int fitted_hub_table(int hubs) {
+  int entries = kHubMinTable;
+  while (entries < 2 * hubs) entries *= 2;
+  return entries;
+}
+static_assert(fitted_hub_table(1) == 64 && fitted_hub_table(32) == 64 &&
+              fitted_hub_table(33) == 128 && fitted_hub_table(1024) == 2048);
+
 // The hash of a column into a table of 2^bits entries (multiplicative; the same on host and
 // device).
 __host__ __device__ inline unsigned hub_hash(std::uint64_t col, int bits) {
@@ -57,8 +68,11 @@ class HubColumns {
  public:
   // The columns of at least kHubMinEntries entries, the longest first, at most capacity / 2 of
   // them (capacity a power of two); none when they hold under kHubMinShare of the nonzeros. A
-  // column holds under 2^32 entries.
-  void build(const I* col_idx, std::int64_t cols, std::int64_t nnz, int capacity,
+  // column holds under 2^32 entries. With `fit` the table shrinks to the smallest power of two
+  // from kHubMinTable that keeps it at most half full: a block's copy of the table is shared
+  // memory that would otherwise limit how many blocks an SM holds (one hub in 2 048 slots: 24 KB
+  // of 35 in double; run D of bench/results/2026-11-29-session19/).
+  void build(const I* col_idx, std::int64_t cols, std::int64_t nnz, int capacity, bool fit,
              cudaStream_t stream) {
     using namespace hub_detail;
     *this = HubColumns{};
@@ -104,6 +118,7 @@ class HubColumns {
     }
     share_ = in_hubs / static_cast<double>(nnz);
     if (hubs == 0 || share_ < kHubMinShare) return;  // no hubs: count_ stays 0
+    if (fit) capacity = std::min(capacity, fitted_hub_table(hubs));
     int bits = 0;
     while ((1 << bits) < capacity) ++bits;
     std::vector<I> table(static_cast<std::size_t>(capacity), I(-1));

@@ -552,7 +552,8 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
         deterministic_(options.deterministic),
         fused_fixup_max_tiles_(options.fused_fixup_max_tiles < 0 ? launch_.threads
                                                                  : options.fused_fixup_max_tiles),
-        hub_slots_(hub_slots_from(options)) {}
+        hub_slots_(hub_slots_from(options)),
+        hub_table_fits_(options.transpose_hubs == -1 || options.transpose_hubs == 1) {}
 
   std::string name() const override { return "merge"; }
   // The transpose scatters with atomics: off in deterministic mode.
@@ -666,7 +667,8 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
 
  private:
   // KernelOptions::transpose_hubs: the entries of a block's hub table, 0 for none. -1 and 1 are
-  // kDefaultHubSlots; a power of two from 64 to kMaxHubSlots is that many.
+  // at most kDefaultHubSlots, fitted to the hubs found; a power of two from 64 to kMaxHubSlots
+  // is that many.
   static int hub_slots_from(const KernelOptions& options) {
     const int h = options.transpose_hubs;
     if (h < -1 || (h > 1 && (h < 64 || h > kMaxHubSlots || (h & (h - 1)) != 0)))
@@ -683,7 +685,7 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
   void find_hubs(cudaStream_t s) {
     hubs_built_ = true;
     try {
-      hubs_.build(A_.col_idx, A_.cols, A_.nnz, hub_slots_, s);
+      hubs_.build(A_.col_idx, A_.cols, A_.nnz, hub_slots_, hub_table_fits_, s);
       if (hubs_.count() == 0) return;
       const auto fn = reinterpret_cast<const void*>(launch_.transpose_hubs);
       const int shared = static_cast<int>(hub_shared_bytes());
@@ -737,6 +739,7 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
   cuda::DeviceBuffer carry_;       // num_tiles V
   cuda::DeviceBuffer tiles_done_;  // one unsigned: tiles finished in the running product (fused)
   int hub_slots_ = 0;              // transpose_hubs: slots per block, 0 = off
+  bool hub_table_fits_ = false;    // the default table shrinks to the hubs found
   cuda::HubColumns<I> hubs_;       // found at the first op T product of a structure
   bool hubs_built_ = false;
   unsigned hub_grid_ = 1;  // resident blocks of the hub kernel

@@ -56,8 +56,9 @@ struct KernelOptions {
   // table in each block's shared memory, the blocks resident and looping over the tiles, one
   // global atomic per hub and block at the end. The hubs are found at the first op T product of
   // a structure (not inside a graph capture) and left out when they hold under 5 % of the
-  // nonzeros. -1: the kernel's choice (on, a table of 2048 entries); 0: off; 1: on; a power of
-  // two from 64 to 16384: a table of that many entries (at most half of them hubs).
+  // nonzeros. -1: the kernel's choice (on, a table of at most 2048 entries, the smallest power
+  // of two from 64 that the hubs found fill at most half); 0: off; 1: on (as -1); a power of two
+  // from 64 to 16384: a table of that many entries (at most half of them hubs).
   int transpose_hubs = -1;
 };
 
