@@ -217,6 +217,80 @@ TYPED_TEST(RowwiseTest, TransposeCombine) {
   }
 }
 
+// Op T through shared-memory windows (KernelOptions::transpose_window): forced on (every band
+// that fits, tiles of 256 rows, so that small matrices span many tiles) with every width and
+// both ends of the block sizes, on the families and on banded, stencil and block-row matrices
+// (entries in windows and outside them in one product), NaN-poisoned outputs, every alpha / beta,
+// first and repeated applies; at the default on matrices large enough for it, where tuning()
+// names the windows, and not on random columns; bad values throw.
+TYPED_TEST(RowwiseTest, TransposeWindows) {
+  HOLA_TYPES;
+  KernelOptions forced;
+  forced.gather_transpose_max_nnz = 0;  // the scatter at every size
+  forced.transpose_window = 1;
+  std::vector<NamedMatrix> corpus = families();
+  corpus.push_back({"banded sigma 30", gen::banded_normal(5000, 12, 30.0, 3)});
+  corpus.push_back({"banded sigma 3000", gen::banded_normal(20000, 9, 3000.0, 4)});
+  corpus.push_back({"poisson3d 24^3", gen::poisson3d(24, 24, 24)});
+  corpus.push_back({"stencil27 14^3", gen::stencil27(14, 14, 14)});
+  corpus.push_back({"elasticity 7^3, 3 unknowns", gen::elasticity(7, 7, 7)});
+  for (KernelFactory<V, I, O> make :
+       {&gpu::make_vector_adaptive<V, I, O>, &make_adaptive_fixed<V, I, O, 2>,
+        &make_adaptive_fixed<V, I, O, 8>, &make_adaptive_fixed<V, I, O, 16>,
+        &gpu::make_vector<V, I, O>})
+    check_kernel_on_corpus<DeviceMemory, V, I, O>(corpus, make, forced);
+  for (int threads : {32, 1024}) {
+    KernelOptions sized = forced;
+    sized.threads_per_block = threads;
+    check_kernel_on_corpus<DeviceMemory, V, I, O>(corpus, make_adaptive_fixed<V, I, O, 4>, sized);
+  }
+  {
+    KernelOnMatrix<DeviceMemory, V, I, O> k(gen::stencil27(14, 14, 14),
+                                            gpu::make_vector_adaptive<V, I, O>, forced, nullptr);
+    DeviceMemory::Array<V> x(k.host.rows), y(k.host.cols);
+    x.upload(std::vector<V>(static_cast<std::size_t>(k.host.rows), V(1)));
+    EXPECT_EQ(k.kernel->tuning(Op::T), "4 lanes per row");  // planned at the first op T
+    k.kernel->apply(Op::T, V(1), x.get(), V(0), y.get(), y.get(), nullptr);
+    DeviceMemory::sync();
+    EXPECT_EQ(k.kernel->tuning(Op::T), "4 lanes per row, 1 window, 678 columns a tile of 256 rows");
+    EXPECT_EQ(k.kernel->workspace_bytes(), 0u);
+  }
+  // The default: windows on a 7-point stencil of 262 144 rows, none on random columns.
+  KernelOptions scatter;
+  scatter.gather_transpose_max_nnz = 0;
+  const std::vector<NamedMatrix> large = {
+      {"poisson3d 64^3", gen::poisson3d(64, 64, 64)},
+      {"random 262144 x 8", gen::random_rect(262144, 262144, 8, 5)}};
+  check_kernel_on_corpus<DeviceMemory, V, I, O>(large, gpu::make_vector_adaptive<V, I, O>, scatter);
+  for (std::size_t m = 0; m < large.size(); ++m) {
+    KernelOnMatrix<DeviceMemory, V, I, O> k(large[m].A, gpu::make_vector_adaptive<V, I, O>, scatter,
+                                            nullptr);
+    DeviceMemory::Array<V> x(k.host.rows), y(k.host.cols);
+    x.upload(std::vector<V>(static_cast<std::size_t>(k.host.rows), V(1)));
+    k.kernel->apply(Op::T, V(1), x.get(), V(0), y.get(), y.get(), nullptr);
+    DeviceMemory::sync();
+    const bool windows = k.kernel->tuning(Op::T).find("windows") != std::string::npos;
+    EXPECT_EQ(windows, m == 0) << large[m].name << ": " << k.kernel->tuning(Op::T);
+  }
+  KernelOptions off = scatter;
+  off.transpose_window = 0;
+  {
+    KernelOnMatrix<DeviceMemory, V, I, O> k(large[0].A, gpu::make_vector_adaptive<V, I, O>, off,
+                                            nullptr);
+    DeviceMemory::Array<V> x(k.host.rows), y(k.host.cols);
+    x.upload(std::vector<V>(static_cast<std::size_t>(k.host.rows), V(1)));
+    k.kernel->apply(Op::T, V(1), x.get(), V(0), y.get(), y.get(), nullptr);
+    DeviceMemory::sync();
+    EXPECT_EQ(k.kernel->tuning(Op::T), "2 lanes per row");
+  }
+  for (int bad : {-2, 2, 5}) {
+    KernelOptions wrong;
+    wrong.transpose_window = bad;
+    EXPECT_THROW((gpu::make_vector_adaptive<V, I, O>(wrong)), hola::error) << bad;
+    EXPECT_THROW((gpu::make_vector<V, I, O>(wrong)), hola::error) << bad;
+  }
+}
+
 TYPED_TEST(RowwiseTest, BlockSizes) {
   HOLA_TYPES;
   for (int threads : {32, 1024}) {

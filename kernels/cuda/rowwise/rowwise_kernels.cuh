@@ -15,6 +15,7 @@
 #include "hola/gpu_kernels.hpp"
 #include "rowwise/gather_transpose.cuh"
 #include "rowwise/row_common.cuh"
+#include "rowwise/window_scatter.cuh"
 
 namespace hola::cuda::rowwise {
 
@@ -131,6 +132,9 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
     if (options.transpose_combine < -1 || options.transpose_combine > 1)
       fail(status::invalid_argument, this->name_ + ": transpose_combine must be -1, 0 or 1, got " +
                                          std::to_string(options.transpose_combine));
+    if (options.transpose_window < -1 || options.transpose_window > 1)
+      fail(status::invalid_argument, this->name_ + ": transpose_window must be -1, 0 or 1, got " +
+                                         std::to_string(options.transpose_window));
   }
 
   void setup(const CsrView<V, I, O>& A, void* /*stream*/) override {
@@ -142,6 +146,9 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
                      : vector_rows_fn<true, false, V, I, O>(width_);
     grid_ = grid_size(A.rows, this->threads_per_block_ / width_, kMaxGridBlocks);
     gather_.setup(A, this->options_, this->threads_per_block_);
+    // The combined scatter, when asked for, is what runs outside the gather.
+    windows_.setup(combine_ ? 0 : this->options_.transpose_window, width_,
+                   this->threads_per_block_);
     this->ready_ = true;
   }
 
@@ -150,8 +157,15 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
   std::string tuning(Op op) const override {
     if (!this->ready_) return {};
     if (op == Op::T && gather_.active()) return "column gather";
+    std::string windows;
+    if (op == Op::T && windows_.plan().active()) {
+      const TransposeWindowPlan& w = windows_.plan();
+      windows = ", " + std::to_string(w.count) + (w.count == 1 ? " window, " : " windows, ") +
+                std::to_string(w.slots) + " columns a tile of " + std::to_string(w.tile_rows) +
+                " rows";
+    }
     return std::to_string(width_) + " lanes per row" +
-           (op == Op::T && combine_ ? ", columns combined" : "");
+           (op == Op::T && combine_ ? ", columns combined" : "") + windows;
   }
 
   void apply(Op op, V alpha, const V* x, V beta, const V* y_in, V* y_out, void* stream) override {
@@ -167,14 +181,17 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
       if (A.cols == 0) return;
       if (gather_.active()) return gather_.apply(A, alpha, x, beta, y_in, y_out, s);
       this->refuse_scatter_if_deterministic();
+      const bool windows = A.rows > 0 && A.nnz > 0 && windows_.ready(A, s);
       this->scale_transpose_output(beta, y_in, y_out, nullptr, s);
       if (A.rows == 0 || A.nnz == 0) return;
+      if (windows) return windows_.apply(a, s);
       t_fn_<<<grid_, this->threads_per_block_, 0, s>>>(a);
       HOLA_CUDA_CHECK_LAUNCH("vector_rows_kernel<T>");
     }
   }
 
  private:
+  TransposeWindows<V, I, O> windows_;  // op T through shared-memory windows (banded structure)
   int forced_width_ = 0;
   int width_ = kWarpSize;
   bool combine_ = false;  // op T scatter with the products combined per column (CombineColumns)

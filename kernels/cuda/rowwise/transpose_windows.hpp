@@ -1,0 +1,224 @@
+// Op T of the vector kernels on matrices whose entries lie along a few bands of diagonals
+// (stencils, FEM meshes in their natural order, banded matrices): the plan of the shared-memory
+// windows. Host code only (the unit tests include it); the kernel is in window_scatter.cuh.
+//
+// Why: every op T scatter runs at the L2's rate of atomic reductions (docs/performance.md,
+// "What limits each family": 88-100 % of the L2's peak, about 1.5 reduction sectors a nonzero).
+// A block that owns a tile of consecutive rows adds the products whose column falls into one of
+// its windows into shared memory first, then adds each window to y once, 32 consecutive columns
+// a warp instruction: on a band of d entries a row, a tile of R rows sends about (R + span) / 4
+// sectors instead of d R.
+//
+// A window of a tile starting at row r covers columns [r + low, r + low + length), length = R +
+// the span of its band's diagonal offsets (col - row). The offsets come from a sample of rows.
+// Offsets closer than kWindowGroupGap form a group; neighbouring groups join into one band where
+// one window saves more atomics than the two apart (Poisson 3D: -n, -1..1 and n join, -n^2 and n^2
+// stay apart); a band wider than the shared memory keeps its densest part. A band is taken when
+// it puts at least `min_density` entries into each of its slots: a band of one diagonal (1 a slot)
+// saves nothing, its atomics from neighbouring rows already falling into neighbouring columns.
+// Windows of bands closer than R overlap; a column then goes to the last window holding it, and
+// the other's slot stays zero and is not flushed.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace hola::cuda::rowwise {
+
+constexpr int kMaxTransposeWindows = 4;
+
+// Windows of one structure, the same for every tile; passed to the kernel by value.
+struct TransposeWindowPlan {
+  std::int64_t tile_rows = 0;  // rows a block owns; 0 when there are no windows
+  int count = 0;               // windows, at most kMaxTransposeWindows, disjoint
+  std::int64_t low[kMaxTransposeWindows] =
+      {};                                 // window k of the tile at row r starts at r + low[k]
+  int length[kMaxTransposeWindows] = {};  // its columns (tile_rows + the band's span)
+  int slot[kMaxTransposeWindows] = {};    // its first value in shared memory
+  int slots = 0;                          // shared-memory values a block holds
+  double covered = 0;  // sampled entries falling into a window, as a share of all sampled
+  bool active() const { return count > 0; }
+};
+
+// How many sampled entries lie on each diagonal offset (col - row).
+struct DiagonalCount {
+  std::int64_t offset;
+  std::int64_t count;
+};
+
+struct TransposeWindowLimits {
+  int max_slots = 0;               // shared-memory values a block may hold
+  std::int64_t min_tile_rows = 0;  // tile sizes tried: powers of two within these bounds
+  std::int64_t max_tile_rows = 0;
+  double min_density = 1.5;  // entries a window slot must take on average
+  bool any_band = false;     // every band that fits, whatever it saves (tests)
+};
+
+// The kernel's default bounds. Density 1.5: a band of one diagonal (density 1) saves nothing.
+constexpr double kTransposeWindowMinDensity = 1.5;
+constexpr std::int64_t kTransposeWindowMinTileRows = 256;
+constexpr std::int64_t kTransposeWindowMaxTileRows = 4096;
+// Offsets at most this far apart are one group (a stencil's row of neighbours, a block row).
+constexpr std::int64_t kWindowGroupGap = 16;
+
+namespace window_detail {
+
+struct Band {
+  std::int64_t low, high;  // offsets, inclusive
+  std::int64_t count;      // sampled entries on them
+};
+
+// The densest part of offsets [first, last) of `h` spanning at most `max_span`.
+inline Band densest_part(const std::vector<DiagonalCount>& h, std::size_t first, std::size_t last,
+                         std::int64_t max_span) {
+  Band best{h[first].offset, h[first].offset, 0};
+  std::int64_t sum = 0;
+  std::size_t lo = first;
+  for (std::size_t hi = first; hi < last; ++hi) {
+    sum += h[hi].count;
+    while (h[hi].offset - h[lo].offset > max_span) sum -= h[lo++].count;
+    if (sum > best.count) best = {h[lo].offset, h[hi].offset, sum};
+  }
+  return best;
+}
+
+}  // namespace window_detail
+
+// The plan for tiles of `tile_rows` rows: bands of `histogram` (sorted by offset, counts > 0)
+// from `sampled_rows` rows.
+inline TransposeWindowPlan plan_windows_for_tile(const std::vector<DiagonalCount>& histogram,
+                                                 std::int64_t sampled_rows, std::int64_t tile_rows,
+                                                 const TransposeWindowLimits& limits) {
+  using window_detail::Band;
+  TransposeWindowPlan plan;
+  if (histogram.empty() || sampled_rows <= 0 || tile_rows <= 0 || tile_rows >= limits.max_slots)
+    return plan;
+  const std::int64_t max_span = limits.max_slots - tile_rows;
+  const double rows = static_cast<double>(sampled_rows);
+  auto entries = [&](const Band& b) { return static_cast<double>(b.count) / rows * tile_rows; };
+  auto length = [&](const Band& b) { return tile_rows + (b.high - b.low); };
+  auto useful = [&](const Band& b) {
+    return limits.any_band || entries(b) >= limits.min_density * static_cast<double>(length(b));
+  };
+  // Atomics a tile saves with the band's window (0 for a band not worth one).
+  auto saving = [&](const Band& b) {
+    return useful(b) ? entries(b) - static_cast<double>(length(b)) : 0.0;
+  };
+  // Groups of offsets [first, last), joined left to right while one window saves more.
+  std::vector<Band> bands;
+  std::size_t first = 0, last = 0;
+  while (last < histogram.size()) {
+    std::size_t next_end = last + 1;
+    while (next_end < histogram.size() &&
+           histogram[next_end].offset - histogram[next_end - 1].offset <= kWindowGroupGap)
+      ++next_end;
+    if (last == first) {
+      last = next_end;
+      continue;
+    }
+    const Band current = window_detail::densest_part(histogram, first, last, max_span);
+    const Band next = window_detail::densest_part(histogram, last, next_end, max_span);
+    const Band joined = window_detail::densest_part(histogram, first, next_end, max_span);
+    if (saving(joined) > saving(current) + saving(next)) {
+      last = next_end;
+    } else {
+      bands.push_back(current);
+      first = last;
+      last = next_end;
+    }
+  }
+  if (first < last) bands.push_back(window_detail::densest_part(histogram, first, last, max_span));
+
+  std::vector<Band> taken;
+  for (const Band& b : bands)
+    if (useful(b)) taken.push_back(b);
+  std::stable_sort(taken.begin(), taken.end(),
+                   [&](const Band& l, const Band& r) { return saving(l) > saving(r); });
+  std::int64_t total = 0, sampled = 0, in_windows = 0;
+  for (const DiagonalCount& d : histogram) sampled += d.count;
+  for (const Band& b : taken) {
+    if (plan.count == kMaxTransposeWindows) break;
+    if (total + length(b) > limits.max_slots) continue;
+    plan.low[plan.count] = b.low;
+    plan.length[plan.count] = static_cast<int>(length(b));
+    plan.slot[plan.count] = static_cast<int>(total);
+    total += length(b);
+    in_windows += b.count;
+    ++plan.count;
+  }
+  if (plan.count == 0) return TransposeWindowPlan{};
+  plan.tile_rows = tile_rows;
+  plan.slots = static_cast<int>(total);
+  plan.covered = static_cast<double>(in_windows) / static_cast<double>(sampled);
+  return plan;
+}
+
+// Atomics a row saves with `plan` (entries in windows less slots flushed, per row).
+inline double window_saving_per_row(const TransposeWindowPlan& plan,
+                                    const std::vector<DiagonalCount>& histogram,
+                                    std::int64_t sampled_rows) {
+  if (!plan.active()) return 0.0;
+  std::int64_t sampled = 0;
+  for (const DiagonalCount& d : histogram) sampled += d.count;
+  const double per_row = static_cast<double>(sampled) / static_cast<double>(sampled_rows);
+  return per_row * plan.covered -
+         static_cast<double>(plan.slots) / static_cast<double>(plan.tile_rows);
+}
+
+// The best plan over the tile sizes allowed (powers of two): the most atomics saved a row; on a
+// tie the smaller tile (more blocks).
+inline TransposeWindowPlan plan_transpose_windows(const std::vector<DiagonalCount>& histogram,
+                                                  std::int64_t sampled_rows,
+                                                  const TransposeWindowLimits& limits) {
+  TransposeWindowPlan best;
+  double best_saving = 0.0;
+  for (std::int64_t r = 1; r <= limits.max_tile_rows; r *= 2) {
+    if (r < limits.min_tile_rows) continue;
+    const TransposeWindowPlan plan = plan_windows_for_tile(histogram, sampled_rows, r, limits);
+    const double saving = window_saving_per_row(plan, histogram, sampled_rows);
+    if (plan.active() && limits.any_band) return plan;  // the smallest tile
+    if (plan.active() && saving > best_saving * 1.02) {
+      best = plan;
+      best_saving = saving;
+    }
+  }
+  return best;
+}
+
+// Offsets (col - row) of sampled rows, counted: `row_ptr` holds rows + 1 offsets of the rows
+// starting at `first_row` relative to the first, `cols` their column indices (a prefix of them
+// may be given: rows not wholly inside it are left out). Appends to `offsets`; returns the rows
+// counted.
+template <class I, class O>
+std::int64_t add_diagonal_offsets(const std::vector<O>& row_ptr, const std::vector<I>& cols,
+                                  std::int64_t first_row, std::vector<std::int64_t>& offsets) {
+  std::int64_t counted = 0;
+  if (row_ptr.empty()) return 0;
+  const std::int64_t base = static_cast<std::int64_t>(row_ptr.front());
+  for (std::size_t r = 0; r + 1 < row_ptr.size(); ++r) {
+    const std::int64_t begin = static_cast<std::int64_t>(row_ptr[r]) - base;
+    const std::int64_t end = static_cast<std::int64_t>(row_ptr[r + 1]) - base;
+    if (end > static_cast<std::int64_t>(cols.size())) break;
+    const std::int64_t row = first_row + static_cast<std::int64_t>(r);
+    for (std::int64_t j = begin; j < end; ++j)
+      offsets.push_back(static_cast<std::int64_t>(cols[static_cast<std::size_t>(j)]) - row);
+    ++counted;
+  }
+  return counted;
+}
+
+// Sorted offsets to counts.
+inline std::vector<DiagonalCount> count_offsets(std::vector<std::int64_t> offsets) {
+  std::sort(offsets.begin(), offsets.end());
+  std::vector<DiagonalCount> h;
+  for (std::int64_t d : offsets) {
+    if (!h.empty() && h.back().offset == d)
+      ++h.back().count;
+    else
+      h.push_back({d, 1});
+  }
+  return h;
+}
+
+}  // namespace hola::cuda::rowwise

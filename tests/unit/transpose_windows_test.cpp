@@ -1,0 +1,173 @@
+// The plan of op T's shared-memory windows (kernels/cuda/rowwise/transpose_windows.hpp) on the
+// diagonal offsets of stencils, block rows, banded and random matrices.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "../../kernels/cuda/rowwise/transpose_windows.hpp"
+
+namespace {
+
+using hola::cuda::rowwise::add_diagonal_offsets;
+using hola::cuda::rowwise::count_offsets;
+using hola::cuda::rowwise::DiagonalCount;
+using hola::cuda::rowwise::plan_transpose_windows;
+using hola::cuda::rowwise::plan_windows_for_tile;
+using hola::cuda::rowwise::TransposeWindowLimits;
+using hola::cuda::rowwise::TransposeWindowPlan;
+
+// Every sampled row has one entry on each offset.
+std::vector<DiagonalCount> diagonals(const std::vector<std::int64_t>& offsets, std::int64_t rows) {
+  std::vector<std::int64_t> all;
+  for (std::int64_t r = 0; r < rows; ++r) all.insert(all.end(), offsets.begin(), offsets.end());
+  return count_offsets(all);
+}
+
+TransposeWindowLimits double_limits(std::int64_t max_tile_rows = 4096) {
+  TransposeWindowLimits l;
+  l.max_slots = 6144;  // 48 KiB of doubles
+  l.min_tile_rows = 256;
+  l.max_tile_rows = max_tile_rows;
+  return l;
+}
+
+// The windows of a plan are within the shared memory, and each offset of `offsets` lies in at
+// most... in the window the kernel would use (the last holding it) or in none.
+void expect_consistent(const TransposeWindowPlan& p, int max_slots) {
+  ASSERT_TRUE(p.active());
+  ASSERT_LE(p.count, hola::cuda::rowwise::kMaxTransposeWindows);
+  EXPECT_LE(p.slots, max_slots);
+  int total = 0;
+  for (int k = 0; k < p.count; ++k) {
+    EXPECT_EQ(p.slot[k], total);
+    EXPECT_GE(p.length[k], p.tile_rows);
+    total += p.length[k];
+  }
+  EXPECT_EQ(total, p.slots);
+}
+
+// Columns [r + low, r + low + length) of window k cover the offsets [low, low + length - tile_rows]
+// for every row of the tile.
+bool covers(const TransposeWindowPlan& p, std::int64_t offset) {
+  for (int k = 0; k < p.count; ++k)
+    if (offset >= p.low[k] && offset <= p.low[k] + p.length[k] - p.tile_rows) return true;
+  return false;
+}
+
+TEST(TransposeWindows, Poisson3dKeepsTheNearBandOnly) {
+  const std::int64_t n = 200;
+  const auto h = diagonals({-n * n, -n, -1, 0, 1, n, n * n}, 256);
+  const TransposeWindowPlan p = plan_transpose_windows(h, 256, double_limits());
+  expect_consistent(p, 6144);
+  EXPECT_EQ(p.count, 1);
+  EXPECT_EQ(p.low[0], -n);
+  EXPECT_EQ(p.length[0], p.tile_rows + 2 * n);
+  EXPECT_NEAR(p.covered, 5.0 / 7.0, 1e-12);
+  // The far diagonals (one entry a column and tile) stay out: they would save nothing.
+  EXPECT_FALSE(covers(p, n * n));
+  EXPECT_FALSE(covers(p, -n * n));
+  EXPECT_EQ(p.tile_rows, 4096);  // the most atomics saved a row among the tiles allowed
+}
+
+TEST(TransposeWindows, TwentySevenPointTakesThreeBands) {
+  const std::int64_t n = 128;
+  std::vector<std::int64_t> offsets;
+  for (std::int64_t dz = -1; dz <= 1; ++dz)
+    for (std::int64_t dy = -1; dy <= 1; ++dy)
+      for (std::int64_t dx = -1; dx <= 1; ++dx) offsets.push_back(dz * n * n + dy * n + dx);
+  const auto h = diagonals(offsets, 64);
+  const TransposeWindowPlan p = plan_transpose_windows(h, 64, double_limits());
+  expect_consistent(p, 6144);
+  EXPECT_EQ(p.count, 3);
+  EXPECT_NEAR(p.covered, 1.0, 1e-12);
+  for (std::int64_t d : offsets) EXPECT_TRUE(covers(p, d)) << d;
+  // Three windows of R + 2 (n + 1) columns fit 6144 slots at R = 1024, not at 2048.
+  EXPECT_EQ(p.tile_rows, 1024);
+}
+
+TEST(TransposeWindows, TileSizeBoundedByTheGrid) {
+  const std::int64_t n = 128;
+  std::vector<std::int64_t> offsets;
+  for (std::int64_t dy = -1; dy <= 1; ++dy)
+    for (std::int64_t dx = -1; dx <= 1; ++dx) offsets.push_back(dy * n + dx);
+  const auto h = diagonals(offsets, 64);
+  EXPECT_EQ(plan_transpose_windows(h, 64, double_limits(512)).tile_rows, 512);
+  // No tile size allowed (a matrix too small for enough tiles): no plan.
+  EXPECT_FALSE(plan_transpose_windows(h, 64, double_limits(128)).active());
+}
+
+TEST(TransposeWindows, WideBandKeepsItsDensestPart) {
+  // Offsets of a normal distribution, sigma 1000, 22 a row: wider than 6144 slots hold.
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> normal(0.0, 1000.0);
+  std::vector<std::int64_t> all;
+  const std::int64_t rows = 4096;
+  for (std::int64_t i = 0; i < rows * 22; ++i) all.push_back(std::llround(normal(rng)));
+  const auto h = count_offsets(all);
+  const TransposeWindowPlan p = plan_transpose_windows(h, rows, double_limits(1024));
+  expect_consistent(p, 6144);
+  EXPECT_EQ(p.count, 1);
+  EXPECT_EQ(p.tile_rows, 1024);
+  EXPECT_EQ(p.slots, 6144);
+  EXPECT_GT(p.covered, 0.97);
+  EXPECT_LT(p.covered, 1.0);
+  EXPECT_LT(p.low[0], -2000);  // about centred
+  EXPECT_GT(p.low[0] + p.length[0] - p.tile_rows, 2000);
+}
+
+TEST(TransposeWindows, RandomColumnsGetNoWindow) {
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<std::int64_t> col(0, 1 << 20);
+  std::vector<std::int64_t> all;
+  const std::int64_t rows = 4096;
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (int j = 0; j < 22; ++j) all.push_back(col(rng) - r * 256);
+  EXPECT_FALSE(plan_transpose_windows(count_offsets(all), rows, double_limits()).active());
+  // A band of one diagonal neither (each slot would take one entry).
+  EXPECT_FALSE(plan_transpose_windows(diagonals({5}, 64), 64, double_limits()).active());
+}
+
+TEST(TransposeWindows, AnyBandTakesEveryBandThatFitsInTheSmallestTile) {
+  TransposeWindowLimits l = double_limits(256);
+  l.any_band = true;
+  const std::int64_t n = 200;
+  const auto h = diagonals({-n * n, -n, -1, 0, 1, n, n * n}, 256);
+  const TransposeWindowPlan p = plan_transpose_windows(h, 256, l);
+  expect_consistent(p, 6144);
+  EXPECT_EQ(p.tile_rows, 256);
+  EXPECT_EQ(p.count, 3);
+  EXPECT_NEAR(p.covered, 1.0, 1e-12);
+  // Nothing at all fits: a tile as large as the shared memory.
+  TransposeWindowLimits tiny = l;
+  tiny.max_slots = 256;
+  EXPECT_FALSE(plan_transpose_windows(h, 256, tiny).active());
+}
+
+TEST(TransposeWindows, EmptyInputsGiveNoPlan) {
+  EXPECT_FALSE(plan_transpose_windows({}, 10, double_limits()).active());
+  EXPECT_FALSE(plan_transpose_windows(diagonals({0, 1}, 4), 0, double_limits()).active());
+  EXPECT_FALSE(plan_windows_for_tile(diagonals({0, 1}, 4), 4, 0, double_limits()).active());
+}
+
+TEST(TransposeWindows, OffsetsOfASampleLeaveOutRowsBeyondTheCopiedPrefix) {
+  // Rows 10..12 of a matrix: entries {10, 11}, {}, {12, 14, 20}; only 4 column indices copied.
+  const std::vector<std::int64_t> row_ptr = {100, 102, 102, 105};
+  const std::vector<int> cols = {10, 11, 12, 14};
+  std::vector<std::int64_t> offsets;
+  EXPECT_EQ(add_diagonal_offsets(row_ptr, cols, 10, offsets), 2);
+  EXPECT_EQ(offsets, (std::vector<std::int64_t>{0, 1}));
+  const std::vector<int> all = {10, 11, 12, 14, 20};
+  offsets.clear();
+  EXPECT_EQ(add_diagonal_offsets(row_ptr, all, 10, offsets), 3);
+  EXPECT_EQ(offsets, (std::vector<std::int64_t>{0, 1, 0, 2, 8}));
+  const auto h = count_offsets(offsets);
+  ASSERT_EQ(h.size(), 4u);
+  EXPECT_EQ(h[0].offset, 0);
+  EXPECT_EQ(h[0].count, 2);
+  EXPECT_EQ(h[3].offset, 8);
+}
+
+}  // namespace
