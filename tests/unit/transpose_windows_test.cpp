@@ -34,8 +34,8 @@ TransposeWindowLimits double_limits(std::int64_t max_tile_rows = 4096) {
   return l;
 }
 
-// The windows of a plan are within the shared memory, and each offset of `offsets` lies in at
-// most... in the window the kernel would use (the last holding it) or in none.
+// The windows of a plan lie one after the other within the shared memory, each at least a tile
+// long.
 void expect_consistent(const TransposeWindowPlan& p, int max_slots) {
   ASSERT_TRUE(p.active());
   ASSERT_LE(p.count, hola::cuda::rowwise::kMaxTransposeWindows);
@@ -57,46 +57,77 @@ bool covers(const TransposeWindowPlan& p, std::int64_t offset) {
   return false;
 }
 
-TEST(TransposeWindows, Poisson3dKeepsTheNearBandOnly) {
+// The bands of stencils as the planner sees them with every band allowed (`any_band`) in the
+// tiles given; at the default they take no window (DiagonalsTakeNoWindow).
+TransposeWindowLimits every_band(std::int64_t tile_rows) {
+  TransposeWindowLimits l = double_limits(tile_rows);
+  l.min_tile_rows = tile_rows;
+  l.any_band = true;
+  return l;
+}
+
+TEST(TransposeWindows, Poisson3dBandsJoinNearAndLeaveFar) {
   const std::int64_t n = 200;
   const auto h = diagonals({-n * n, -n, -1, 0, 1, n, n * n}, 256);
-  const TransposeWindowPlan p = plan_transpose_windows(h, 256, double_limits());
+  const TransposeWindowPlan p = plan_transpose_windows(h, 256, every_band(4096));
   expect_consistent(p, 6144);
+  // -n..n joined (one window of R + 2n columns); the far diagonals alone: R columns each, which
+  // do not fit beside it in 6144 slots at R = 4096.
+  EXPECT_EQ(p.tile_rows, 4096);
   EXPECT_EQ(p.count, 1);
   EXPECT_EQ(p.low[0], -n);
   EXPECT_EQ(p.length[0], p.tile_rows + 2 * n);
   EXPECT_NEAR(p.covered, 5.0 / 7.0, 1e-12);
-  // The far diagonals (one entry a column and tile) stay out: they would save nothing.
   EXPECT_FALSE(covers(p, n * n));
   EXPECT_FALSE(covers(p, -n * n));
-  EXPECT_EQ(p.tile_rows, 4096);  // the most atomics saved a row among the tiles allowed
 }
 
-TEST(TransposeWindows, TwentySevenPointTakesThreeBands) {
-  const std::int64_t n = 128;
+std::vector<std::int64_t> stencil27_offsets(std::int64_t n) {
   std::vector<std::int64_t> offsets;
   for (std::int64_t dz = -1; dz <= 1; ++dz)
     for (std::int64_t dy = -1; dy <= 1; ++dy)
       for (std::int64_t dx = -1; dx <= 1; ++dx) offsets.push_back(dz * n * n + dy * n + dx);
+  return offsets;
+}
+
+TEST(TransposeWindows, TwentySevenPointMakesThreeBands) {
+  const auto offsets = stencil27_offsets(128);
   const auto h = diagonals(offsets, 64);
-  const TransposeWindowPlan p = plan_transpose_windows(h, 64, double_limits());
+  const TransposeWindowPlan p = plan_transpose_windows(h, 64, every_band(1024));
   expect_consistent(p, 6144);
   EXPECT_EQ(p.count, 3);
+  EXPECT_EQ(p.slots, 3 * (1024 + 2 * 129));
   EXPECT_NEAR(p.covered, 1.0, 1e-12);
   for (std::int64_t d : offsets) EXPECT_TRUE(covers(p, d)) << d;
-  // Three windows of R + 2 (n + 1) columns fit 6144 slots at R = 1024, not at 2048.
-  EXPECT_EQ(p.tile_rows, 1024);
+}
+
+TEST(TransposeWindows, DiagonalsTakeNoWindow) {
+  // Stencils: every entry on a diagonal.
+  EXPECT_FALSE(
+      plan_transpose_windows(diagonals(stencil27_offsets(128), 64), 64, double_limits()).active());
+  EXPECT_FALSE(plan_transpose_windows(diagonals({-40000, -200, -1, 0, 1, 200, 40000}, 256), 256,
+                                      double_limits())
+                   .active());
+  // A narrow band (sigma 10, 17 a row): most entries on offsets that hold one in a quarter of
+  // the rows or more.
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> normal(0.0, 10.0);
+  std::vector<std::int64_t> all;
+  for (int i = 0; i < 4096 * 17; ++i) all.push_back(std::llround(normal(rng)));
+  EXPECT_FALSE(plan_transpose_windows(count_offsets(all), 4096, double_limits()).active());
 }
 
 TEST(TransposeWindows, TileSizeBoundedByTheGrid) {
-  const std::int64_t n = 128;
-  std::vector<std::int64_t> offsets;
-  for (std::int64_t dy = -1; dy <= 1; ++dy)
-    for (std::int64_t dx = -1; dx <= 1; ++dx) offsets.push_back(dy * n + dx);
-  const auto h = diagonals(offsets, 64);
-  EXPECT_EQ(plan_transpose_windows(h, 64, double_limits(512)).tile_rows, 512);
+  // A band of random columns, sigma 300, 12 a row.
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal(0.0, 300.0);
+  std::vector<std::int64_t> all;
+  for (int i = 0; i < 4096 * 12; ++i) all.push_back(std::llround(normal(rng)));
+  const auto h = count_offsets(all);
+  EXPECT_EQ(plan_transpose_windows(h, 4096, double_limits()).tile_rows, 4096);
+  EXPECT_EQ(plan_transpose_windows(h, 4096, double_limits(1024)).tile_rows, 1024);
   // No tile size allowed (a matrix too small for enough tiles): no plan.
-  EXPECT_FALSE(plan_transpose_windows(h, 64, double_limits(128)).active());
+  EXPECT_FALSE(plan_transpose_windows(h, 4096, double_limits(128)).active());
 }
 
 TEST(TransposeWindows, WideBandKeepsItsDensestPart) {
@@ -131,7 +162,7 @@ TEST(TransposeWindows, RandomColumnsGetNoWindow) {
 }
 
 TEST(TransposeWindows, AnyBandTakesEveryBandThatFitsInTheSmallestTile) {
-  TransposeWindowLimits l = double_limits(256);
+  TransposeWindowLimits l = double_limits(4096);
   l.any_band = true;
   const std::int64_t n = 200;
   const auto h = diagonals({-n * n, -n, -1, 0, 1, n, n * n}, 256);

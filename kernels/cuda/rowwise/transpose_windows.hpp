@@ -14,8 +14,13 @@
 // Offsets closer than kWindowGroupGap form a group; neighbouring groups join into one band where
 // one window saves more atomics than the two apart (Poisson 3D: -n, -1..1 and n join, -n^2 and n^2
 // stay apart); a band wider than the shared memory keeps its densest part. A band is taken when
-// it puts at least `min_density` entries into each of its slots: a band of one diagonal (1 a slot)
-// saves nothing, its atomics from neighbouring rows already falling into neighbouring columns.
+// it puts at least `min_density` entries into each of its slots, and when most of its entries are
+// not on diagonals: on a diagonal (an offset holding an entry in most rows: stencils, FEM block
+// rows, narrow bands) the plain scatter's atomics from neighbouring rows already fall into
+// neighbouring columns, a few to a 32-byte sector, while the window's shared-memory atomics
+// collide. Measured on an H200 (bench/results/2026-11-29-session20/, run A): windows took a band
+// of random columns (sigma 300 and 1 000) from 0.92-1.15x cuSPARSE to 1.33-2.06x, and slowed every
+// stencil, the elasticity matrix and the sigma = 10 band by 8-45 %.
 // Windows of bands closer than R overlap; a column then goes to the last window holding it, and
 // the other's slot stays zero and is not flushed.
 #pragma once
@@ -57,6 +62,10 @@ struct TransposeWindowLimits {
 
 // The kernel's default bounds. Density 1.5: a band of one diagonal (density 1) saves nothing.
 constexpr double kTransposeWindowMinDensity = 1.5;
+// An offset holding at least this many entries a row is a diagonal; a band takes a window only
+// when at most kWindowMaxDiagonalShare of its entries lie on diagonals.
+constexpr double kWindowDiagonalPerRow = 0.25;
+constexpr double kWindowMaxDiagonalShare = 0.5;
 constexpr std::int64_t kTransposeWindowMinTileRows = 256;
 constexpr std::int64_t kTransposeWindowMaxTileRows = 4096;
 // Offsets at most this far apart are one group (a stencil's row of neighbours, a block row).
@@ -101,6 +110,15 @@ inline TransposeWindowPlan plan_windows_for_tile(const std::vector<DiagonalCount
   auto useful = [&](const Band& b) {
     return limits.any_band || entries(b) >= limits.min_density * static_cast<double>(length(b));
   };
+  // Entries of a band on diagonals, as a share of its entries.
+  auto diagonal_share = [&](const Band& b) {
+    std::int64_t on_diagonals = 0;
+    for (const DiagonalCount& d : histogram)
+      if (d.offset >= b.low && d.offset <= b.high &&
+          static_cast<double>(d.count) >= kWindowDiagonalPerRow * rows)
+        on_diagonals += d.count;
+    return b.count > 0 ? static_cast<double>(on_diagonals) / static_cast<double>(b.count) : 0.0;
+  };
   // Atomics a tile saves with the band's window (0 for a band not worth one).
   auto saving = [&](const Band& b) {
     return useful(b) ? entries(b) - static_cast<double>(length(b)) : 0.0;
@@ -132,7 +150,8 @@ inline TransposeWindowPlan plan_windows_for_tile(const std::vector<DiagonalCount
 
   std::vector<Band> taken;
   for (const Band& b : bands)
-    if (useful(b)) taken.push_back(b);
+    if (useful(b) && (limits.any_band || diagonal_share(b) <= kWindowMaxDiagonalShare))
+      taken.push_back(b);
   std::stable_sort(taken.begin(), taken.end(),
                    [&](const Band& l, const Band& r) { return saving(l) > saving(r); });
   std::int64_t total = 0, sampled = 0, in_windows = 0;
