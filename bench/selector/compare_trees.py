@@ -140,7 +140,8 @@ def with_rules(first, second, op, m, k):
     if (
         rows > 0
         and m["nnz"] >= k["kEvenRowsCheckMinNnz"]
-        and m["nnz"] / rows >= k["kEvenRowsCheckMinMean"]
+        and m["nnz"] / rows
+        >= k["kEvenRowsCheckMinMeanTranspose" if op == "T" else "kEvenRowsCheckMinMean"]
         and m["max_row"] <= k["kEvenRowsCheckMaxOverMean"] * m["nnz"] / rows
     ):
         runs = runs + ["vector-adaptive"]  # rows of even length: checked beside the pick

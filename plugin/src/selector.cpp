@@ -141,11 +141,11 @@ KernelSelection prefer_row_groups(KernelSelection chosen, Op op, const MatrixFea
   return lead_with(std::move(chosen), kInode);
 }
 
-KernelSelection check_vector_adaptive_on_even_rows(KernelSelection chosen,
+KernelSelection check_vector_adaptive_on_even_rows(KernelSelection chosen, Op op,
                                                    const RowLengthStats& s) {
   const double mean = s.mean_row();
-  if (weighs(chosen, kVectorAdaptive) || s.nnz < kEvenRowsCheckMinNnz ||
-      mean < kEvenRowsCheckMinMean ||
+  const double min_mean = op == Op::T ? kEvenRowsCheckMinMeanTranspose : kEvenRowsCheckMinMean;
+  if (weighs(chosen, kVectorAdaptive) || s.nnz < kEvenRowsCheckMinNnz || mean < min_mean ||
       static_cast<double>(s.max_row) > kEvenRowsCheckMaxOverMean * mean)
     return chosen;
   chosen.alternatives.emplace_back(kVectorAdaptive);
@@ -205,7 +205,7 @@ KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>
           adjust_for_offset_width(select_device_kernel(Op::N, single, vendor, choice.features),
                                   Op::N, sizeof(O) == 8, A.nnz),
           Op::N, choice.features),
-      lengths);
+      Op::N, lengths);
   choice.t = check_vector_adaptive_on_even_rows(
       check_merge_for_hub_columns(
           prefer_row_groups(adjust_transpose_for_short_rows(
@@ -213,7 +213,7 @@ KernelChoice select_kernels(const std::string& requested, const CsrView<V, I, O>
                                 sizeof(O) == 8, lengths),
                             Op::T, choice.features),
           Op::T, lengths),
-      lengths);
+      Op::T, lengths);
   return choice;
 }
 

@@ -104,12 +104,23 @@ class RulesTest(unittest.TestCase):
                 ["hola", "cusparse", "vector-adaptive"],
             )
             self.assertEqual(
-                ct.with_rules("vector-adaptive", "hola", op, stencil, K), ["vector-adaptive", "hola"]
+                ct.with_rules("vector-adaptive", "hola", op, stencil, K),
+                ["vector-adaptive", "hola"],
             )
         uneven = dict(matrix(big, int(K["kEvenRowsCheckMaxOverMean"] * 27) + 1, 0), rows=rows)
         self.assertEqual(ct.with_rules("hola", "cusparse", "N", uneven, K), ["hola", "cusparse"])
         short = dict(matrix(big, 7, 0), rows=big // 7)
         self.assertEqual(ct.with_rules("hola", "cusparse", "N", short, K), ["hola", "cusparse"])
+        # Op T takes rows as short as kEvenRowsCheckMinMeanTranspose (the windows' bands); there
+        # the short-rows rule puts scalar first.
+        self.assertEqual(
+            ct.with_rules("hola", "cusparse", "T", short, K),
+            ["scalar", "hola", "cusparse", "vector-adaptive"],
+        )
+        shorter = dict(matrix(big, 3, 0), rows=big // 3)
+        self.assertEqual(
+            ct.with_rules("hola", "cusparse", "T", shorter, K), ["scalar", "hola", "cusparse"]
+        )
         small_nnz = K["kEvenRowsCheckMinNnz"] - 27
         small = dict(matrix(small_nnz, 27, 0), rows=small_nnz // 27)
         self.assertEqual(ct.with_rules("hola", "cusparse", "N", small, K), ["hola", "cusparse"])

@@ -17,6 +17,13 @@ std::vector<ScaleCase> scale_cases() {
        "2.2e9 nonzeros: more than 2^31, 64-bit offsets",
        {},
        true},
+      // vector / vector-adaptive op T through shared-memory windows (a band of random columns),
+      // tiles of 10^8 rows' index arithmetic, more than 2^31 nonzeros.
+      {"rows=100000000,cols=100000000,dist=constant,len=24,band=1500,seed=14",
+       {"double,32,64", "float,64,64"},
+       "a band of random columns, 2.4e9 nonzeros, 64-bit offsets",
+       {},
+       true},
       {"rows=100000000,cols=100000000,dist=uniform,len=6,empty=0.9,seed=6", dbl,
        "10^8 rows, 90 % empty"},
       {"rows=100000000,cols=100000000,dist=uniform,len=6,empty=0.9,run=100000,seed=7", dbl,

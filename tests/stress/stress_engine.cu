@@ -35,7 +35,7 @@ namespace {
 // Device-side formulas of a MatrixSpec.
 
 struct DeviceSpec {
-  std::int64_t rows, cols, len, empty_run, huge_row, huge_len, nx;
+  std::int64_t rows, cols, len, empty_run, huge_row, huge_len, nx, band;
   double empty_fraction;
   int dist;
   int reversed;
@@ -70,6 +70,22 @@ __device__ std::int64_t stencil_length(const DeviceSpec& s, std::int64_t r) {
   return 1 + (ix > 0) + (ix + 1 < s.nx) + (iy > 0) + (iy + 1 < s.rows / s.nx);
 }
 
+// Columns a random row draws from: the band's, or all.
+__device__ std::int64_t band_width(const DeviceSpec& s) {
+  return s.band > 0 && 2 * s.band + 1 < s.cols ? 2 * s.band + 1 : s.cols;
+}
+
+// First column of row r's band: r cols / rows - band, kept inside [0, cols - width].
+__device__ std::int64_t band_start(const DeviceSpec& s, std::int64_t r) {
+  const std::int64_t width = band_width(s);
+  if (width == s.cols) return 0;
+  const auto centre = static_cast<std::int64_t>(
+      (static_cast<unsigned __int128>(r) * static_cast<unsigned __int128>(s.cols)) /
+      static_cast<unsigned __int128>(s.rows));
+  const std::int64_t first = centre - s.band;
+  return first < 0 ? 0 : (first > s.cols - width ? s.cols - width : first);
+}
+
 __device__ std::int64_t row_length(const DeviceSpec& s, std::int64_t r) {
   if (r == s.huge_row) return s.huge_len < s.cols ? s.huge_len : s.cols;
   if (s.dist == static_cast<int>(RowDist::stencil5)) return stencil_length(s, r);
@@ -100,7 +116,8 @@ __device__ std::int64_t row_length(const DeviceSpec& s, std::int64_t r) {
     default:
       L = 0;
   }
-  return L < s.cols ? L : s.cols;
+  const std::int64_t width = band_width(s);
+  return L < width ? L : width;
 }
 
 // Column and value of the j-th nonzero (of L) of row r. Random rows: one column drawn in each of
@@ -140,20 +157,24 @@ __device__ void entry(const DeviceSpec& s, std::int64_t r, std::int64_t j, std::
   if (s.duplicates) {
     const std::uint64_t h =
         hash3(s.seed ^ 0x3c6ef372u, static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(j));
-    *col = static_cast<std::int64_t>(h % static_cast<std::uint64_t>(s.cols));
+    *col =
+        band_start(s, r) + static_cast<std::int64_t>(h % static_cast<std::uint64_t>(band_width(s)));
     *val = signed_value(mix64(h));
     return;
   }
-  // lo = floor(j cols / L) without overflow for cols, L < 2^62 / 2^31.
+  // lo = floor(j width / L) without overflow for width, L < 2^62 / 2^31; the strata span the
+  // row's band (every column without one).
+  const std::int64_t width = r == s.huge_row ? s.cols : band_width(s);
+  const std::int64_t first = r == s.huge_row ? 0 : band_start(s, r);
   const auto lo = static_cast<std::int64_t>(
-      (static_cast<unsigned __int128>(j) * static_cast<unsigned __int128>(s.cols)) /
+      (static_cast<unsigned __int128>(j) * static_cast<unsigned __int128>(width)) /
       static_cast<unsigned __int128>(L));
   const auto hi = static_cast<std::int64_t>(
-      (static_cast<unsigned __int128>(j + 1) * static_cast<unsigned __int128>(s.cols)) /
+      (static_cast<unsigned __int128>(j + 1) * static_cast<unsigned __int128>(width)) /
       static_cast<unsigned __int128>(L));
   const std::uint64_t h =
       hash3(s.seed ^ 0x5bd1e995u, static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(j));
-  *col = lo + static_cast<std::int64_t>(h % static_cast<std::uint64_t>(hi - lo));
+  *col = first + lo + static_cast<std::int64_t>(h % static_cast<std::uint64_t>(hi - lo));
   *val = signed_value(mix64(h));
 }
 
@@ -313,6 +334,7 @@ DeviceSpec to_device(const MatrixSpec& m) {
   s.huge_row = m.huge_row;
   s.huge_len = m.huge_len;
   s.nx = m.nx;
+  s.band = m.band;
   s.empty_fraction = m.empty_fraction;
   s.dist = static_cast<int>(m.dist);
   s.reversed = m.reversed ? 1 : 0;
@@ -323,7 +345,7 @@ DeviceSpec to_device(const MatrixSpec& m) {
 }
 
 void check_spec(const MatrixSpec& m) {
-  if (m.rows < 0 || m.cols < 0 || m.len < 0 || m.huge_len < 0)
+  if (m.rows < 0 || m.cols < 0 || m.len < 0 || m.huge_len < 0 || m.band < 0)
     fail(status::invalid_argument, "stress spec: negative size in " + m.to_string());
   if (m.dist == RowDist::stencil5) {
     if (m.nx <= 0 || m.rows % m.nx != 0 || m.rows != m.cols)
@@ -597,6 +619,7 @@ std::string MatrixSpec::to_string() const {
   if (empty_fraction > 0) s << ",empty=" << empty_fraction << ",run=" << empty_run;
   if (huge_row >= 0) s << ",huge_row=" << huge_row << ",huge_len=" << huge_len;
   if (dist == RowDist::stencil5) s << ",nx=" << nx;
+  if (band > 0) s << ",band=" << band;
   if (reversed) s << ",reversed=1";
   if (shuffled) s << ",shuffled=1";
   if (duplicates) s << ",duplicates=1";
@@ -639,6 +662,8 @@ MatrixSpec MatrixSpec::parse(const std::string& text) {
       m.huge_len = static_cast<std::int64_t>(number(key, v));
     else if (key == "nx")
       m.nx = static_cast<std::int64_t>(number(key, v));
+    else if (key == "band")
+      m.band = static_cast<std::int64_t>(number(key, v));
     else if (key == "reversed")
       m.reversed = number(key, v) != 0;
     else if (key == "shuffled")

@@ -33,7 +33,10 @@ struct MatrixSpec {
   std::int64_t empty_run = 1;  // empty rows come in runs of this many rows
   std::int64_t huge_row = -1;  // this row holds huge_len nonzeros (spread over the columns)
   std::int64_t huge_len = 0;
-  std::int64_t nx = 0;      // stencil5 grid width
+  std::int64_t nx = 0;  // stencil5 grid width
+  // Random rows within a band: the columns of row r drawn from the 2 band + 1 columns around
+  // r cols / rows (shifted to stay inside [0, cols)); 0: from every column.
+  std::int64_t band = 0;
   bool reversed = false;    // odd rows list their columns in descending order (unsorted CSR)
   bool shuffled = false;    // every row lists its columns in a scrambled order (unsorted CSR)
   bool duplicates = false;  // columns drawn independently: repeats within a row are allowed

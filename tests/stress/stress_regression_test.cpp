@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "hola/error.hpp"
 #include "stress_cases.hpp"
 #include "stress_engine.hpp"
 
@@ -80,6 +81,26 @@ TEST(StressEngine, SetupIsOrderedAfterArraysWrittenOnTheCallersStream) {
     for (const Failure& f : r.failures)
       ADD_FAILURE() << f.what << ": " << f.bad << " wrong entries, first " << f.first_bad << " "
                     << f.error;
+  }
+}
+
+// A band of random columns (spec key band): every kernel against the reference, op T of vector
+// and vector-adaptive through their shared-memory windows (300 000 rows, 12 columns a row among
+// 401), in every type combination; the spec text reads back the same.
+TEST(StressEngine, BandOfRandomColumns) {
+  const std::string text = "rows=300000,cols=300000,dist=constant,len=12,band=200,seed=4";
+  const MatrixSpec m = MatrixSpec::parse(text);
+  EXPECT_EQ(m.band, 200);
+  EXPECT_EQ(MatrixSpec::parse(m.to_string()).to_string(), m.to_string());
+  EXPECT_THROW(MatrixSpec::parse("rows=10,cols=10,len=2,band=-1"), hola::error);
+  for (const char* types : {"double,32,32", "float,32,64", "double,64,32", "float,64,64"}) {
+    const CaseResult r = run_case(m, TypeSpec::parse(types), all_kernel_runs(), {});
+    if (!r.skipped.empty()) GTEST_SKIP() << r.skipped;
+    EXPECT_GT(r.checks, 0) << types;
+    for (const std::string& s : r.refusals) ADD_FAILURE() << "refused: " << s;
+    for (const Failure& f : r.failures)
+      ADD_FAILURE() << types << ": " << f.what << ": " << f.bad << " wrong entries, first "
+                    << f.first_bad << " " << f.error;
   }
 }
 

@@ -417,38 +417,60 @@ TEST(Selector, EvenRowsAddVectorAdaptiveToTheCheck) {
   s.nnz = 27 * s.rows - 1000;  // a 27-point stencil: the longest row near the mean
   s.max_row = 27;
   const hola::KernelSelection tree{"cusparse", "tree", {"hola"}};
-  const auto c = hola::check_vector_adaptive_on_even_rows(tree, s);
+  const auto c = hola::check_vector_adaptive_on_even_rows(tree, hola::Op::N, s);
   EXPECT_EQ(c.name, "cusparse");
   EXPECT_EQ(c.alternatives, (std::vector<std::string>{"hola", "vector-adaptive"}));
   EXPECT_NE(c.reason.find("even length: vector-adaptive checked"), std::string::npos) << c.reason;
   // Once only; not when it is the pick, for uneven, short-on-average rows or small matrices.
-  EXPECT_EQ(hola::check_vector_adaptive_on_even_rows(c, s).alternatives, c.alternatives);
+  EXPECT_EQ(hola::check_vector_adaptive_on_even_rows(c, hola::Op::N, s).alternatives,
+            c.alternatives);
   const hola::KernelSelection va{"vector-adaptive", "tree", {"hola"}};
-  EXPECT_EQ(hola::check_vector_adaptive_on_even_rows(va, s).alternatives, va.alternatives);
+  EXPECT_EQ(hola::check_vector_adaptive_on_even_rows(va, hola::Op::N, s).alternatives,
+            va.alternatives);
   hola::RowLengthStats uneven = s;
   uneven.max_row = static_cast<std::int64_t>(hola::kEvenRowsCheckMaxOverMean * 27) + 1;
-  EXPECT_EQ(hola::check_vector_adaptive_on_even_rows(tree, uneven).alternatives, tree.alternatives);
+  EXPECT_EQ(hola::check_vector_adaptive_on_even_rows(tree, hola::Op::N, uneven).alternatives,
+            tree.alternatives);
   hola::RowLengthStats short_rows = s;
   short_rows.nnz = 7 * s.rows;
   short_rows.max_row = 7;
   ASSERT_LT(short_rows.mean_row(), hola::kEvenRowsCheckMinMean);
-  EXPECT_EQ(hola::check_vector_adaptive_on_even_rows(tree, short_rows).alternatives,
+  EXPECT_EQ(hola::check_vector_adaptive_on_even_rows(tree, hola::Op::N, short_rows).alternatives,
             tree.alternatives);
   hola::RowLengthStats small = s;
   small.rows = 1000;
   small.nnz = 27 * 1000;
   ASSERT_LT(small.nnz, hola::kEvenRowsCheckMinNnz);
-  EXPECT_EQ(hola::check_vector_adaptive_on_even_rows(tree, small).alternatives, tree.alternatives);
+  EXPECT_EQ(hola::check_vector_adaptive_on_even_rows(tree, hola::Op::N, small).alternatives,
+            tree.alternatives);
   // The row lengths of a 3D 27-point stencil and of 3D block rows (3 unknowns a node) add it;
   // those of a 7-point Poisson matrix do not.
   for (const auto& A : {hola::gen::stencil27(40, 40, 40), hola::gen::elasticity(24, 24, 24, 3)}) {
     const hola::KernelSelection picked{"hola", "tree", {"cusparse"}};
     EXPECT_EQ(
-        hola::check_vector_adaptive_on_even_rows(picked, all_features_of(A).lengths).alternatives,
+        hola::check_vector_adaptive_on_even_rows(picked, hola::Op::N, all_features_of(A).lengths)
+            .alternatives,
         (std::vector<std::string>{"cusparse", "vector-adaptive"}));
   }
   const auto poisson = all_features_of(hola::gen::poisson3d(40, 40, 40));
-  EXPECT_EQ(hola::check_vector_adaptive_on_even_rows(tree, poisson.lengths).alternatives,
+  EXPECT_EQ(
+      hola::check_vector_adaptive_on_even_rows(tree, hola::Op::N, poisson.lengths).alternatives,
+      tree.alternatives);
+  // Op T takes shorter rows (vector-adaptive's windows pay on bands of a few entries a row): the
+  // 7-point matrix, a band of 6 draws a row; not rows of fewer than 4 on average.
+  EXPECT_EQ(
+      hola::check_vector_adaptive_on_even_rows(tree, hola::Op::T, poisson.lengths).alternatives,
+      (std::vector<std::string>{"hola", "vector-adaptive"}));
+  const auto band = all_features_of(hola::gen::banded_normal(100000, 6, 300.0, 1));
+  EXPECT_EQ(hola::check_vector_adaptive_on_even_rows(tree, hola::Op::T, band.lengths).alternatives,
+            (std::vector<std::string>{"hola", "vector-adaptive"}));
+  EXPECT_EQ(hola::check_vector_adaptive_on_even_rows(tree, hola::Op::N, band.lengths).alternatives,
+            tree.alternatives);
+  hola::RowLengthStats three = s;
+  three.nnz = 3 * s.rows;
+  three.max_row = 3;
+  ASSERT_LT(three.mean_row(), hola::kEvenRowsCheckMinMeanTranspose);
+  EXPECT_EQ(hola::check_vector_adaptive_on_even_rows(tree, hola::Op::T, three).alternatives,
             tree.alternatives);
 }
 

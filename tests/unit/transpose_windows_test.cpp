@@ -177,6 +177,35 @@ TEST(TransposeWindows, AnyBandTakesEveryBandThatFitsInTheSmallestTile) {
   EXPECT_FALSE(plan_transpose_windows(h, 256, tiny).active());
 }
 
+TEST(TransposeWindows, TilesFillWholeWaves) {
+  TransposeWindowPlan p;
+  p.tile_rows = 2048;
+  p.count = 2;
+  p.low[0] = -1000;
+  p.length[0] = 2048 + 2000;
+  p.low[1] = 50000;
+  p.length[1] = 2048 + 10;
+  p.slot[1] = p.length[0];
+  p.slots = p.length[0] + p.length[1];
+  // 2 000 000 rows: 977 tiles on 792 resident blocks, 2 waves; 1 584 tiles of 1 264 rows (a
+  // multiple of 16) fill them.
+  const TransposeWindowPlan b = hola::cuda::rowwise::balance_tiles(p, 2000000, 792, 16);
+  EXPECT_EQ(b.tile_rows, 1264);
+  EXPECT_LE((2000000 - 1) / b.tile_rows + 1, 2 * 792);
+  EXPECT_GT((2000000 - 1) / (b.tile_rows - 16) + 1, 2 * 792);
+  EXPECT_EQ(b.count, 2);
+  EXPECT_EQ(b.low[0], -1000);
+  EXPECT_EQ(b.length[0], 1264 + 2000);
+  EXPECT_EQ(b.length[1], 1264 + 10);
+  EXPECT_EQ(b.slot[0], 0);
+  EXPECT_EQ(b.slot[1], 1264 + 2000);
+  EXPECT_EQ(b.slots, 2 * 1264 + 2010);
+  // Whole waves already, or nothing to balance: unchanged.
+  EXPECT_EQ(hola::cuda::rowwise::balance_tiles(p, 2048 * 792, 792, 16).tile_rows, 2048);
+  EXPECT_EQ(hola::cuda::rowwise::balance_tiles(TransposeWindowPlan{}, 2000000, 792, 16).count, 0);
+  EXPECT_EQ(hola::cuda::rowwise::balance_tiles(p, 2000000, 0, 16).tile_rows, 2048);
+}
+
 TEST(TransposeWindows, EmptyInputsGiveNoPlan) {
   EXPECT_FALSE(plan_transpose_windows({}, 10, double_limits()).active());
   EXPECT_FALSE(plan_transpose_windows(diagonals({0, 1}, 4), 0, double_limits()).active());

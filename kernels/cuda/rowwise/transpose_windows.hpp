@@ -205,6 +205,34 @@ inline TransposeWindowPlan plan_transpose_windows(const std::vector<DiagonalCoun
   return best;
 }
 
+// The plan with its tiles shortened so that they fill whole waves of `resident` blocks (the
+// blocks the GPU holds at once): as many waves as before, the last one full, each window
+// `tile_rows` minus the new tile shorter. A tile's block runs long (thousands of rows), so a last
+// wave a quarter full leaves most SMs idle for a whole tile's time: measured on an H200 (run B of
+// bench/results/2026-11-29-session20/), bands of sigma 300 in double, 977 tiles of 2 048 rows
+// on 792 resident blocks, ran 0.94-1.32x cuSPARSE where the same band in 977 tiles on 528
+// blocks (1.85 waves) ran 1.61x. New tiles stay a multiple of `row_step` rows.
+inline TransposeWindowPlan balance_tiles(TransposeWindowPlan plan, std::int64_t rows,
+                                         std::int64_t resident, std::int64_t row_step) {
+  if (!plan.active() || rows <= 0 || resident <= 0 || row_step <= 0) return plan;
+  const std::int64_t tiles = (rows - 1) / plan.tile_rows + 1;
+  const std::int64_t waves = (tiles - 1) / resident + 1;
+  const std::int64_t blocks = waves * resident;
+  std::int64_t tile_rows = (rows - 1) / blocks + 1;
+  tile_rows = (tile_rows + row_step - 1) / row_step * row_step;
+  if (tile_rows >= plan.tile_rows) return plan;
+  const std::int64_t shorter = plan.tile_rows - tile_rows;
+  int slot = 0;
+  for (int k = 0; k < plan.count; ++k) {
+    plan.length[k] -= static_cast<int>(shorter);
+    plan.slot[k] = slot;
+    slot += plan.length[k];
+  }
+  plan.slots = slot;
+  plan.tile_rows = tile_rows;
+  return plan;
+}
+
 // Offsets (col - row) of sampled rows, counted: `row_ptr` holds rows + 1 offsets of the rows
 // starting at `first_row` relative to the first, `cols` their column indices (a prefix of them
 // may be given: rows not wholly inside it are left out). Appends to `offsets`; returns the rows

@@ -132,10 +132,25 @@ class TransposeWindows {
       limits.any_band = true;
       limits.max_tile_rows = limits.min_tile_rows;
     }
-    const TransposeWindowPlan plan = plan_transpose_windows(histogram, sampled_rows, limits);
-    if (!plan.active() || (A.rows - 1) / plan.tile_rows + 1 > kMaxGridBlocks) return;
+    TransposeWindowPlan plan = plan_transpose_windows(histogram, sampled_rows, limits);
+    if (!plan.active()) return;
+    const WindowScatterFn<V, I, O> fn = window_scatter_fn<V, I, O>(width_);
+    if (mode_ != 1) {  // forced (tests): tiles as planned
+      // Twice: shorter tiles take less shared memory, so that more blocks may fit.
+      for (int pass = 0; pass < 2; ++pass)
+        plan = balance_tiles(plan, A.rows, resident_blocks(fn, plan.slots), threads_ / width_);
+    }
+    if ((A.rows - 1) / plan.tile_rows + 1 > kMaxGridBlocks) return;
     plan_ = plan;
-    fn_ = window_scatter_fn<V, I, O>(width_);
+    fn_ = fn;
+  }
+
+  // Blocks of the window kernel the whole GPU holds at once with `slots` values of shared memory.
+  std::int64_t resident_blocks(WindowScatterFn<V, I, O> fn, int slots) const {
+    int per_sm = 0;
+    HOLA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, fn, threads_, static_cast<std::size_t>(slots) * sizeof(V)));
+    return std::int64_t(per_sm) * current_device_info().sm_count;
   }
 
   static std::vector<DiagonalCount> sample(const CsrView<V, I, O>& A, cudaStream_t stream,

@@ -101,12 +101,16 @@ KernelSelection check_merge_for_hub_columns(KernelSelection chosen, Op op,
 // a node (H200, bench/results/2026-11-29-session17/, run B) it was the fastest kernel in 9 of
 // the 11 cases where auto ran 5-22 % behind the best, and in 6 of them the check had not timed
 // it (the trees' pick and runner-up, cuSPARSE); its op T on uneven rows is far slower (atomics
-// from long rows), which the bound on the longest row keeps out. Anything else is returned as
-// it is.
+// from long rows), which the bound on the longest row keeps out. For op T the mean may be as short
+// as kEvenRowsCheckMinMeanTranspose: there its shared-memory windows (bands of columns off the
+// diagonals) pay on short rows too; on bands of 6 entries a row (H200, run B of
+// bench/results/2026-11-29-session20/) it ran 1.24-1.79x cuSPARSE where auto's check, without
+// it, ran cuSPARSE, `hola` or `scalar` at 1.03-1.14x. Anything else is returned as it is.
 constexpr double kEvenRowsCheckMaxOverMean = 2.0;
 constexpr double kEvenRowsCheckMinMean = 8.0;
+constexpr double kEvenRowsCheckMinMeanTranspose = 4.0;
 constexpr std::int64_t kEvenRowsCheckMinNnz = std::int64_t(1) << 18;
-KernelSelection check_vector_adaptive_on_even_rows(KernelSelection chosen,
+KernelSelection check_vector_adaptive_on_even_rows(KernelSelection chosen, Op op,
                                                    const RowLengthStats& stats);
 
 // The hand rule read off the first H200 benchmark (docs/kernels.md): the fallback.
