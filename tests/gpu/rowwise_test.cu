@@ -25,16 +25,22 @@ SpmvKernelPtr<V, I, O> make_adaptive_fixed(const KernelOptions& options) {
   return gpu::make_vector_adaptive_forced<V, I, O>(options, Lanes);
 }
 
-// The kernel's workspace after setup and one op T product (the gather's column index is built
-// at the first op T product).
+// One op T product (x = 1), waited for: what a kernel plans at its first op T (the gather's
+// column index, the windows) is then in place.
+template <class V, class I, class O>
+void transpose_once(KernelOnMatrix<DeviceMemory, V, I, O>& k) {
+  DeviceMemory::Array<V> x(k.host.rows), y(k.host.cols);
+  x.upload(std::vector<V>(static_cast<std::size_t>(k.host.rows), V(1)));
+  k.kernel->apply(Op::T, V(1), x.get(), V(0), y.get(), y.get(), nullptr);
+  DeviceMemory::sync();
+}
+
+// The kernel's workspace after setup and one op T product.
 template <class V, class I, class O>
 std::size_t workspace_after_transpose(const gen::Csr64& A64, KernelFactory<V, I, O> make,
                                       const KernelOptions& options) {
   KernelOnMatrix<DeviceMemory, V, I, O> k(A64, make, options, nullptr);
-  DeviceMemory::Array<V> x(A64.rows), y(A64.cols);
-  x.upload(std::vector<V>(static_cast<std::size_t>(A64.rows), V(1)));
-  k.kernel->apply(Op::T, V(1), x.get(), V(0), y.get(), y.get(), nullptr);
-  DeviceMemory::sync();
+  transpose_once(k);
   return k.kernel->workspace_bytes();
 }
 
@@ -247,11 +253,8 @@ TYPED_TEST(RowwiseTest, TransposeWindows) {
   {
     KernelOnMatrix<DeviceMemory, V, I, O> k(gen::stencil27(14, 14, 14),
                                             gpu::make_vector_adaptive<V, I, O>, forced, nullptr);
-    DeviceMemory::Array<V> x(k.host.rows), y(k.host.cols);
-    x.upload(std::vector<V>(static_cast<std::size_t>(k.host.rows), V(1)));
     EXPECT_EQ(k.kernel->tuning(Op::T), "4 lanes per row");  // planned at the first op T
-    k.kernel->apply(Op::T, V(1), x.get(), V(0), y.get(), y.get(), nullptr);
-    DeviceMemory::sync();
+    transpose_once(k);
     EXPECT_EQ(k.kernel->tuning(Op::T), "4 lanes per row, 1 window, 678 columns a tile of 256 rows");
     EXPECT_EQ(k.kernel->workspace_bytes(), 0u);
   }
@@ -267,10 +270,7 @@ TYPED_TEST(RowwiseTest, TransposeWindows) {
   for (std::size_t m = 0; m < large.size(); ++m) {
     KernelOnMatrix<DeviceMemory, V, I, O> k(large[m].A, gpu::make_vector_adaptive<V, I, O>, scatter,
                                             nullptr);
-    DeviceMemory::Array<V> x(k.host.rows), y(k.host.cols);
-    x.upload(std::vector<V>(static_cast<std::size_t>(k.host.rows), V(1)));
-    k.kernel->apply(Op::T, V(1), x.get(), V(0), y.get(), y.get(), nullptr);
-    DeviceMemory::sync();
+    transpose_once(k);
     const bool windows = k.kernel->tuning(Op::T).find("window") != std::string::npos;
     EXPECT_EQ(windows, m == 0) << large[m].name << ": " << k.kernel->tuning(Op::T);
   }
@@ -279,10 +279,7 @@ TYPED_TEST(RowwiseTest, TransposeWindows) {
   {
     KernelOnMatrix<DeviceMemory, V, I, O> k(large[0].A, gpu::make_vector_adaptive<V, I, O>, off,
                                             nullptr);
-    DeviceMemory::Array<V> x(k.host.rows), y(k.host.cols);
-    x.upload(std::vector<V>(static_cast<std::size_t>(k.host.rows), V(1)));
-    k.kernel->apply(Op::T, V(1), x.get(), V(0), y.get(), y.get(), nullptr);
-    DeviceMemory::sync();
+    transpose_once(k);
     EXPECT_EQ(k.kernel->tuning(Op::T), "2 lanes per row");
   }
   for (int bad : {-2, 2, 5}) {

@@ -135,8 +135,9 @@ class TransposeWindows {
     TransposeWindowPlan plan = plan_transpose_windows(histogram, sampled_rows, limits);
     if (!plan.active()) return;
     const WindowScatterFn<V, I, O> fn = window_scatter_fn<V, I, O>(width_);
-    if (mode_ != 1) {  // forced (tests): tiles as planned
-      // Twice: shorter tiles take less shared memory, so that more blocks may fit.
+    // The kernel's choice fits the tiles to whole waves (a forced plan keeps its small tiles).
+    // Twice: shorter tiles take less shared memory, so that more blocks may fit.
+    if (mode_ != 1) {
       for (int pass = 0; pass < 2; ++pass)
         plan = balance_tiles(plan, A.rows, resident_blocks(fn, plan.slots), threads_ / width_);
     }
