@@ -168,7 +168,8 @@ def summarize(runs, json_dir):
     return table
 
 
-def print_table(table, out=sys.stdout):
+def print_table(table, out=None):
+    out = out or sys.stdout  # looked up at the call: stdout may be redirected
     cols = ("matrix", "prec", "op", "kernel", "main_kernel", "us", "DRAM_MB", "x_floor",
             "DRAM%", "L2%", "L2_hit%", "SM%", "sect/req", "occ%", "theo%", "regs", "red+atom_M")
     print("  ".join(cols), file=out)
@@ -198,20 +199,24 @@ def print_table(table, out=sys.stdout):
         print("  ".join(fields), file=out)
 
 
-def main():
+def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("csv")
     p.add_argument("--bench-json-dir")
     p.add_argument("--json")
-    p.add_argument("--meta", action="append", default=[], help="KEY=VALUE recorded in --json")
-    a = p.parse_args()
+    p.add_argument(
+        "--meta", action="append", default=[], help="KEY=VALUE recorded in --json and printed"
+    )
+    a = p.parse_args(argv)
     table = summarize(parse(a.csv), a.bench_json_dir)
     if not table:
         print("no profiled runs in", a.csv, file=sys.stderr)
         return 1
+    meta = dict(kv.split("=", 1) for kv in a.meta if "=" in kv)
+    if meta:  # the printed table names its commit and GPU as the JSON does
+        print("# " + ", ".join(f"{k}={v}" for k, v in meta.items()))
     print_table(table)
     if a.json:
-        meta = dict(kv.split("=", 1) for kv in a.meta if "=" in kv)
         with open(a.json, "w", encoding="utf-8") as f:
             json.dump({"meta": meta, "rows": table}, f, indent=1)
     return 0 if all("error" not in r for r in table) else 1

@@ -2,6 +2,7 @@
 setup launches and a warm-up, sums and time-weighted means over a two-launch product, units
 converted, the floor from hola-bench's JSON, auto's pick, and a run without launches reported."""
 
+import contextlib
 import io
 import json
 import os
@@ -112,6 +113,21 @@ class NcuSummaryTest(unittest.TestCase):
         out = io.StringIO()
         ncu_summary.print_table(table, out)
         self.assertIn("auto->scalar", out.getvalue())
+
+    def test_main_prints_and_records_the_meta(self):
+        out_json = os.path.join(self.dir.name, "profile.json")
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            status = ncu_summary.main(
+                [self.csv, "--bench-json-dir", self.dir.name, "--json", out_json,
+                 "--meta", "commit=abc123", "--meta", "device=NVIDIA H200"]
+            )
+        self.assertEqual(status, 1)  # the second run profiled no launch
+        lines = printed.getvalue().splitlines()
+        self.assertEqual(lines[0], "# commit=abc123, device=NVIDIA H200")
+        self.assertTrue(lines[1].startswith("matrix  prec  op"))
+        with open(out_json, encoding="utf-8") as f:
+            self.assertEqual(json.load(f)["meta"], {"commit": "abc123", "device": "NVIDIA H200"})
 
     def test_short_names(self):
         self.assertEqual(ncu_summary.short_name(SPMV), "scalar_rows_kernel")

@@ -84,9 +84,11 @@ TEST(StressEngine, SetupIsOrderedAfterArraysWrittenOnTheCallersStream) {
   }
 }
 
-// A band of random columns (spec key band): every kernel against the reference, op T of vector
-// and vector-adaptive through their shared-memory windows (300 000 rows, 12 columns a row among
-// 401), in every type combination; the spec text reads back the same.
+// A band of random columns (spec key band): every kernel against the reference, in four type
+// combinations (300 000 rows, 12 columns a row among 401: a band whose op T vector and
+// vector-adaptive run through shared-memory windows where the rule takes them, which
+// rowwise_test's TransposeWindows checks on a band of this kind); the spec text reads back the
+// same.
 TEST(StressEngine, BandOfRandomColumns) {
   const std::string text = "rows=300000,cols=300000,dist=constant,len=12,band=200,seed=4";
   const MatrixSpec m = MatrixSpec::parse(text);

@@ -1,6 +1,7 @@
-// Op T of the vector kernels on matrices whose entries lie along a few bands of diagonals
-// (stencils, FEM meshes in their natural order, banded matrices): the plan of the shared-memory
-// windows. Host code only (the unit tests include it); the kernel is in window_scatter.cuh.
+// Op T of the vector kernels on matrices whose entries lie in a few bands around the diagonal
+// with their columns spread inside a band (banded matrices of random columns): the plan of the
+// shared-memory windows. Host code only (the unit tests include it); the kernel is in
+// window_scatter.cuh.
 //
 // Why: every op T scatter runs at the L2's rate of atomic reductions (docs/performance.md,
 // "What limits each family": 88-100 % of the L2's peak, about 1.5 reduction sectors a nonzero).
@@ -36,7 +37,7 @@ constexpr int kMaxTransposeWindows = 4;
 // Windows of one structure, the same for every tile; passed to the kernel by value.
 struct TransposeWindowPlan {
   std::int64_t tile_rows = 0;  // rows a block owns; 0 when there are no windows
-  int count = 0;               // windows, at most kMaxTransposeWindows, disjoint
+  int count = 0;  // windows, at most kMaxTransposeWindows; they may overlap (see above)
   std::int64_t low[kMaxTransposeWindows] =
       {};                                 // window k of the tile at row r starts at r + low[k]
   int length[kMaxTransposeWindows] = {};  // its columns (tile_rows + the band's span)

@@ -53,11 +53,13 @@ struct KernelOptions {
   // one atomic. -1: the kernel's choice (off: measured slower, docs/kernels.md); 0: off; 1: on.
   int transpose_combine = -1;
   // vector, vector-adaptive op T scatter: a block owns a tile of consecutive rows and adds the
-  // products whose columns lie on the bands of diagonals the matrix has (stencils, FEM meshes,
-  // banded matrices) into shared-memory windows first, then each window to y once. Planned from a
-  // sample of rows at the first op T product of a structure (not inside a graph capture).
-  // -1: the kernel's choice (where the bands put at least 1.5 entries into each window slot);
-  // 0: off; 1: wherever any band fits the shared memory (for tests).
+  // products whose columns fall into the bands around the diagonal that the matrix has (banded
+  // matrices of random columns) into shared-memory windows first, then each window to y once.
+  // Planned from a sample of rows at the first op T product of a structure (not inside a graph
+  // capture). -1: the kernel's choice (bands that put at least 1.5 entries into each window slot
+  // and hold at most half of their entries on diagonals: not stencils or FEM block rows, where
+  // the plain scatter measured faster); 0: off; 1: wherever any band fits the shared memory (for
+  // tests).
   int transpose_window = -1;
   // merge op T: the columns holding the most entries (hubs: power-law graphs) summed in a hash
   // table in each block's shared memory, the blocks resident and looping over the tiles, one
