@@ -2,6 +2,7 @@
 // diagonal offsets of stencils, block rows, banded and random matrices.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -43,7 +44,7 @@ void expect_consistent(const TransposeWindowPlan& p, int max_slots) {
   int total = 0;
   for (int k = 0; k < p.count; ++k) {
     EXPECT_EQ(p.slot[k], total);
-    EXPECT_GE(p.length[k], p.tile_rows);
+    EXPECT_GE(p.length[k], hola::cuda::rowwise::tile_columns(p.tile_rows, p.rows, p.cols));
     total += p.length[k];
   }
   EXPECT_EQ(total, p.slots);
@@ -204,6 +205,56 @@ TEST(TransposeWindows, TilesFillWholeWaves) {
   EXPECT_EQ(hola::cuda::rowwise::balance_tiles(p, 2048 * 792, 792, 16).tile_rows, 2048);
   EXPECT_EQ(hola::cuda::rowwise::balance_tiles(TransposeWindowPlan{}, 2000000, 792, 16).count, 0);
   EXPECT_EQ(hola::cuda::rowwise::balance_tiles(p, 2000000, 0, 16).tile_rows, 2048);
+}
+
+TEST(TransposeWindows, DiagonalOfARectangularMatrix) {
+  using hola::cuda::rowwise::diagonal_column;
+  using hola::cuda::rowwise::tile_columns;
+  EXPECT_EQ(diagonal_column(12345, 1000, 1000), 12345);  // square: the row
+  EXPECT_EQ(diagonal_column(15, 8000, 1000), 1);         // 15 / 8 rounded down
+  EXPECT_EQ(diagonal_column(3, 1000, 8000), 24);
+  // No overflow: 2^40 rows, 2^41 columns.
+  const std::int64_t big = std::int64_t(1) << 40;
+  EXPECT_EQ(diagonal_column(big - 1, big, 2 * big), 2 * big - 2);
+  EXPECT_EQ(tile_columns(256, 1000, 1000), 256);
+  // Over any 256 rows of an 8:1 tall matrix the diagonal crosses at most 33 columns.
+  EXPECT_EQ(tile_columns(256, 8000, 1000), 33);
+  for (std::int64_t r = 0; r + 256 <= 8000; r += 7)
+    EXPECT_LE(diagonal_column(r + 255, 8000, 1000) - diagonal_column(r, 8000, 1000) + 1, 33);
+  EXPECT_EQ(tile_columns(256, 1000, 3000), 769);
+  for (std::int64_t r = 0; r + 256 <= 1000; r += 5)
+    EXPECT_LE(diagonal_column(r + 255, 1000, 3000) - diagonal_column(r, 1000, 3000) + 1, 769);
+}
+
+TEST(TransposeWindows, BandAlongTheScaledDiagonal) {
+  // A wide matrix (1 row for 4 columns), 12 random columns a row within +-600 of 4 r: the band
+  // in offsets from the scaled diagonal is as narrow as on a square matrix; from col - row it
+  // would drift by 3 columns a row.
+  const std::int64_t rows = 1 << 20, cols = 4 * rows;
+  std::mt19937_64 rng(9);
+  std::uniform_int_distribution<std::int64_t> spread(-600, 600);
+  std::vector<std::int64_t> row_ptr{0};
+  std::vector<std::int64_t> col_idx;
+  for (std::int64_t r = 500000; r < 500000 + 4096; ++r) {
+    for (int j = 0; j < 12; ++j)
+      col_idx.push_back(std::min(cols - 1, std::max<std::int64_t>(0, 4 * r + spread(rng))));
+    row_ptr.push_back(static_cast<std::int64_t>(col_idx.size()));
+  }
+  std::vector<std::int64_t> scaled, plain;
+  EXPECT_EQ(add_diagonal_offsets(row_ptr, col_idx, 500000, scaled, rows, cols), 4096);
+  EXPECT_EQ(add_diagonal_offsets(row_ptr, col_idx, 500000, plain), 4096);
+  TransposeWindowLimits l = double_limits(1024);
+  l.rows = rows;
+  l.cols = cols;
+  const TransposeWindowPlan p = plan_transpose_windows(count_offsets(scaled), 4096, l);
+  expect_consistent(p, 6144);
+  EXPECT_EQ(p.rows, rows);
+  EXPECT_EQ(p.cols, cols);
+  EXPECT_EQ(p.count, 1);
+  EXPECT_GT(p.covered, 0.99);
+  EXPECT_GE(p.length[0], hola::cuda::rowwise::tile_columns(p.tile_rows, rows, cols) + 1000);
+  TransposeWindowLimits square = double_limits(1024);
+  EXPECT_FALSE(plan_transpose_windows(count_offsets(plain), 4096, square).active());
 }
 
 TEST(TransposeWindows, EmptyInputsGiveNoPlan) {

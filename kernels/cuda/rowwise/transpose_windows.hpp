@@ -10,8 +10,12 @@
 // a warp instruction: on a band of d entries a row, a tile of R rows sends about (R + span) / 4
 // sectors instead of d R.
 //
-// A window of a tile starting at row r covers columns [r + low, r + low + length), length = R +
-// the span of its band's diagonal offsets (col - row). The offsets come from a sample of rows.
+// Diagonal offsets are taken from the matrix's diagonal, row r's being column r cols / rows
+// (rounded down): col - r on a square matrix, and the band of a rectangular one (a multigrid
+// interpolation or restriction, fine rows by coarse columns) lies along its scaled diagonal. A
+// window of a tile starting at row r covers columns [diagonal(r) + low, ... + length), length =
+// the tile's diagonal columns (tile_cols: R cols / rows, rounded up, R on a square matrix) + the
+// span of its band's offsets. The offsets come from a sample of rows.
 // Offsets closer than kWindowGroupGap form a group; neighbouring groups join into one band where
 // one window saves more atomics than the two apart (Poisson 3D: -n, -1..1 and n join, -n^2 and n^2
 // stay apart); a band wider than the shared memory keeps its densest part. A band is taken when
@@ -30,32 +34,62 @@
 #include <cstdint>
 #include <vector>
 
+#if defined(__CUDACC__)
+#define HOLA_WINDOW_HD __host__ __device__
+#else
+#define HOLA_WINDOW_HD
+#endif
+
 namespace hola::cuda::rowwise {
+
+// Column of row r's diagonal: r cols / rows rounded down (r on a square matrix), without
+// overflow for any sizes below 2^63.
+HOLA_WINDOW_HD inline std::int64_t diagonal_column(std::int64_t r, std::int64_t rows,
+                                                   std::int64_t cols) {
+  if (rows == cols || rows <= 0) return r;
+  return static_cast<std::int64_t>(static_cast<unsigned __int128>(r) *
+                                   static_cast<unsigned __int128>(cols) /
+                                   static_cast<unsigned __int128>(rows));
+}
+
+// Columns the diagonal crosses over `tile_rows` rows, rounded up: a bound on diagonal(r +
+// tile_rows - 1) - diagonal(r) + 1 for every r.
+inline std::int64_t tile_columns(std::int64_t tile_rows, std::int64_t rows, std::int64_t cols) {
+  if (rows == cols || rows <= 0) return tile_rows;
+  return static_cast<std::int64_t>(
+             (static_cast<unsigned __int128>(tile_rows) * static_cast<unsigned __int128>(cols) +
+              static_cast<unsigned __int128>(rows) - 1) /
+             static_cast<unsigned __int128>(rows)) +
+         1;
+}
 
 constexpr int kMaxTransposeWindows = 4;
 
 // Windows of one structure, the same for every tile; passed to the kernel by value.
 struct TransposeWindowPlan {
-  std::int64_t tile_rows = 0;  // rows a block owns; 0 when there are no windows
-  int count = 0;  // windows, at most kMaxTransposeWindows; they may overlap (see above)
-  std::int64_t low[kMaxTransposeWindows] =
-      {};                                 // window k of the tile at row r starts at r + low[k]
-  int length[kMaxTransposeWindows] = {};  // its columns (tile_rows + the band's span)
-  int slot[kMaxTransposeWindows] = {};    // its first value in shared memory
-  int slots = 0;                          // shared-memory values a block holds
+  std::int64_t tile_rows = 0;       // rows a block owns; 0 when there are no windows
+  std::int64_t rows = 0, cols = 0;  // the matrix's shape: its diagonal (diagonal_column)
+  int count = 0;                    // windows, at most kMaxTransposeWindows; may overlap (see above)
+  // Window k of the tile at row r starts at diagonal_column(r) + low[k]; length[k] columns
+  // (tile_columns + the band's span).
+  std::int64_t low[kMaxTransposeWindows] = {};
+  int length[kMaxTransposeWindows] = {};
+  int slot[kMaxTransposeWindows] = {};  // its first value in shared memory
+  int slots = 0;                        // shared-memory values a block holds
   double covered = 0;  // sampled entries falling into a window, as a share of all sampled
   bool active() const { return count > 0; }
 };
 
-// How many sampled entries lie on each diagonal offset (col - row).
+// How many sampled entries lie on each diagonal offset (col - diagonal_column(row)).
 struct DiagonalCount {
   std::int64_t offset;
   std::int64_t count;
 };
 
 struct TransposeWindowLimits {
-  int max_slots = 0;               // shared-memory values a block may hold
-  std::int64_t min_tile_rows = 0;  // tile sizes tried: powers of two within these bounds
+  std::int64_t rows = 0, cols = 0;  // the matrix's shape (0, 0: square)
+  int max_slots = 0;                // shared-memory values a block may hold
+  std::int64_t min_tile_rows = 0;   // tile sizes tried: powers of two within these bounds
   std::int64_t max_tile_rows = 0;
   double min_density = 1.5;  // entries a window slot must take on average
   bool any_band = false;     // every band that fits, whatever it saves (tests)
@@ -102,12 +136,13 @@ inline TransposeWindowPlan plan_windows_for_tile(const std::vector<DiagonalCount
                                                  const TransposeWindowLimits& limits) {
   using window_detail::Band;
   TransposeWindowPlan plan;
-  if (histogram.empty() || sampled_rows <= 0 || tile_rows <= 0 || tile_rows >= limits.max_slots)
+  const std::int64_t tile_cols = tile_columns(tile_rows, limits.rows, limits.cols);
+  if (histogram.empty() || sampled_rows <= 0 || tile_rows <= 0 || tile_cols >= limits.max_slots)
     return plan;
-  const std::int64_t max_span = limits.max_slots - tile_rows;
+  const std::int64_t max_span = limits.max_slots - tile_cols;
   const double rows = static_cast<double>(sampled_rows);
   auto entries = [&](const Band& b) { return static_cast<double>(b.count) / rows * tile_rows; };
-  auto length = [&](const Band& b) { return tile_rows + (b.high - b.low); };
+  auto length = [&](const Band& b) { return tile_cols + (b.high - b.low); };
   auto useful = [&](const Band& b) {
     return limits.any_band || entries(b) >= limits.min_density * static_cast<double>(length(b));
   };
@@ -169,6 +204,8 @@ inline TransposeWindowPlan plan_windows_for_tile(const std::vector<DiagonalCount
   }
   if (plan.count == 0) return TransposeWindowPlan{};
   plan.tile_rows = tile_rows;
+  plan.rows = limits.rows;
+  plan.cols = limits.cols;
   plan.slots = static_cast<int>(total);
   plan.covered = static_cast<double>(in_windows) / static_cast<double>(sampled);
   return plan;
@@ -222,7 +259,8 @@ inline TransposeWindowPlan balance_tiles(TransposeWindowPlan plan, std::int64_t 
   std::int64_t tile_rows = (rows - 1) / blocks + 1;
   tile_rows = (tile_rows + row_step - 1) / row_step * row_step;
   if (tile_rows >= plan.tile_rows) return plan;
-  const std::int64_t shorter = plan.tile_rows - tile_rows;
+  const std::int64_t shorter = tile_columns(plan.tile_rows, plan.rows, plan.cols) -
+                               tile_columns(tile_rows, plan.rows, plan.cols);
   int slot = 0;
   for (int k = 0; k < plan.count; ++k) {
     plan.length[k] -= static_cast<int>(shorter);
@@ -234,13 +272,14 @@ inline TransposeWindowPlan balance_tiles(TransposeWindowPlan plan, std::int64_t 
   return plan;
 }
 
-// Offsets (col - row) of sampled rows, counted: `row_ptr` holds rows + 1 offsets of the rows
-// starting at `first_row` relative to the first, `cols` their column indices (a prefix of them
-// may be given: rows not wholly inside it are left out). Appends to `offsets`; returns the rows
-// counted.
+// Offsets (col - diagonal_column(row)) of sampled rows of a matrix of `shape_rows` x
+// `shape_cols` (0, 0: square), counted: `row_ptr` holds rows + 1 offsets of the rows starting at
+// `first_row` relative to the first, `cols` their column indices (a prefix of them may be given:
+// rows not wholly inside it are left out). Appends to `offsets`; returns the rows counted.
 template <class I, class O>
 std::int64_t add_diagonal_offsets(const std::vector<O>& row_ptr, const std::vector<I>& cols,
-                                  std::int64_t first_row, std::vector<std::int64_t>& offsets) {
+                                  std::int64_t first_row, std::vector<std::int64_t>& offsets,
+                                  std::int64_t shape_rows = 0, std::int64_t shape_cols = 0) {
   std::int64_t counted = 0;
   if (row_ptr.empty()) return 0;
   const std::int64_t base = static_cast<std::int64_t>(row_ptr.front());
@@ -248,9 +287,10 @@ std::int64_t add_diagonal_offsets(const std::vector<O>& row_ptr, const std::vect
     const std::int64_t begin = static_cast<std::int64_t>(row_ptr[r]) - base;
     const std::int64_t end = static_cast<std::int64_t>(row_ptr[r + 1]) - base;
     if (end > static_cast<std::int64_t>(cols.size())) break;
-    const std::int64_t row = first_row + static_cast<std::int64_t>(r);
+    const std::int64_t diagonal =
+        diagonal_column(first_row + static_cast<std::int64_t>(r), shape_rows, shape_cols);
     for (std::int64_t j = begin; j < end; ++j)
-      offsets.push_back(static_cast<std::int64_t>(cols[static_cast<std::size_t>(j)]) - row);
+      offsets.push_back(static_cast<std::int64_t>(cols[static_cast<std::size_t>(j)]) - diagonal);
     ++counted;
   }
   return counted;

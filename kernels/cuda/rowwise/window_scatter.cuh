@@ -28,6 +28,7 @@ __global__ __launch_bounds__(kMaxThreadsPerBlock) void window_scatter_kernel(
   __syncthreads();
 
   const std::int64_t first_row = static_cast<std::int64_t>(blockIdx.x) * plan.tile_rows;
+  const std::int64_t diagonal = diagonal_column(first_row, plan.rows, plan.cols);
   const std::int64_t end_row =
       first_row + plan.tile_rows < a.rows ? first_row + plan.tile_rows : a.rows;
   const int lane = static_cast<int>(threadIdx.x) % Width;
@@ -46,7 +47,7 @@ __global__ __launch_bounds__(kMaxThreadsPerBlock) void window_scatter_kernel(
       for (int k = 0; k < kMaxTransposeWindows; ++k) {
         if (k < plan.count) {
           // Unsigned compare: below the window wraps to a large number.
-          const std::uint64_t rel = static_cast<std::uint64_t>(col - (first_row + plan.low[k]));
+          const std::uint64_t rel = static_cast<std::uint64_t>(col - (diagonal + plan.low[k]));
           if (rel < static_cast<std::uint64_t>(plan.length[k]))
             slot = plan.slot[k] + static_cast<int>(rel);
         }
@@ -61,7 +62,7 @@ __global__ __launch_bounds__(kMaxThreadsPerBlock) void window_scatter_kernel(
 
   // A slot left at zero adds nothing (and a window's columns outside [0, cols) are never hit).
   for (int k = 0; k < plan.count; ++k) {
-    const std::int64_t first_col = first_row + plan.low[k];
+    const std::int64_t first_col = diagonal + plan.low[k];
     for (int i = static_cast<int>(threadIdx.x); i < plan.length[k]; i += blockDim.x) {
       const V sum = sums[plan.slot[k] + i];
       if (sum != V(0)) atomicAdd(a.y_out + (first_col + i), sum);
@@ -122,6 +123,8 @@ class TransposeWindows {
     std::int64_t sampled_rows = 0;
     const std::vector<DiagonalCount> histogram = sample(A, stream, sampled_rows);
     TransposeWindowLimits limits;
+    limits.rows = A.rows;
+    limits.cols = A.cols;
     limits.max_slots = static_cast<int>(kWindowSharedBytes / sizeof(V));
     limits.min_tile_rows = std::max<std::int64_t>(kTransposeWindowMinTileRows, threads_ / width_);
     // Enough tiles for a few blocks on every SM.
@@ -181,7 +184,7 @@ class TransposeWindows {
     std::vector<std::int64_t> offsets;
     sampled_rows = 0;
     for (int t = 0; t < tiles; ++t)
-      sampled_rows += add_diagonal_offsets(row_ptr[t], cols[t], first[t], offsets);
+      sampled_rows += add_diagonal_offsets(row_ptr[t], cols[t], first[t], offsets, A.rows, A.cols);
     return count_offsets(std::move(offsets));
   }
 
