@@ -407,6 +407,15 @@ const std::vector<Family>& families() {
          const i64 n = p.integer("n", 128);
          return stencil27(p.integer("nx", n), p.integer("ny", n), p.integer("nz", n));
        }},
+      {"interp3d",
+       {{"n", "65", "coarse grid side (fine side 2n - 1)"},
+        {"nx", "", "=n"},
+        {"ny", "", "=n"},
+        {"nz", "", "=n"}},
+       [](const Params& p) {
+         const i64 n = p.integer("n", 65);
+         return interpolation3d(p.integer("nx", n), p.integer("ny", n), p.integer("nz", n));
+       }},
       {"elasticity",
        {{"n", "48", "node grid side"},
         {"nx", "", "=n"},
@@ -432,13 +441,15 @@ const std::vector<Family>& families() {
        }},
       {"banded",
        {{"rows", "1048576", ""},
+        {"cols", "", "=rows; otherwise the band follows column row * cols / rows"},
         {"per_row", "22", "draws per row"},
         {"sigma", "10", "0 or 'uniform': uniform columns"},
         {"seed", "1", ""}},
        [](const Params& p) {
          double sigma = 0;
          if (!(p.has("sigma") && p.kv.at("sigma") == "uniform")) sigma = p.real("sigma", 10.0);
-         return banded_normal(p.integer("rows", 1048576), p.small_int("per_row", 22), sigma,
+         const i64 rows = p.integer("rows", 1048576);
+         return banded_normal(rows, p.integer("cols", rows), p.small_int("per_row", 22), sigma,
                               p.seed());
        }},
       {"random",
@@ -540,6 +551,43 @@ Csr64 poisson3d(i64 nx, i64 ny, i64 nz) {
 
 Csr64 stencil27(i64 nx, i64 ny, i64 nz) {
   return guarded("stencil27", [&] { return stencil("stencil27", nx, ny, nz, true, 26.0); });
+}
+
+Csr64 interpolation3d(i64 cx, i64 cy, i64 cz) {
+  constexpr const char* where = "interpolation3d";
+  require(cx >= 1 && cy >= 1 && cz >= 1, where, "coarse grid sizes must be >= 1");
+  const i64 fx = 2 * cx - 1, fy = 2 * cy - 1, fz = 2 * cz - 1;
+  return guarded(where, [&] {
+    const i64 coarse = checked_product(checked_product(cx, cy, where), cz, where);
+    const i64 fine = checked_product(checked_product(fx, fy, where), fz, where);
+    checked_product(fine, 8, where);
+    Csr64 m = make_shell(fine, coarse);
+    // A fine index at an even position is a coarse point (one parent), at an odd one halfway
+    // between two.
+    auto parents = [](i64 f) { return f % 2 == 0 ? 1 : 2; };
+    for (i64 k = 0; k < fz; ++k)
+      for (i64 j = 0; j < fy; ++j)
+        for (i64 i = 0; i < fx; ++i)
+          m.row_ptr[(k * fy + j) * fx + i + 1] = parents(i) * parents(j) * parents(k);
+    finish_offsets(m);
+#pragma omp parallel for if (fine > kSerialBelow) schedule(static)
+    for (i64 k = 0; k < fz; ++k)
+      for (i64 j = 0; j < fy; ++j)
+        for (i64 i = 0; i < fx; ++i) {
+          i64 p = m.row_ptr[(k * fy + j) * fx + i];
+          const int pk = parents(k), pj = parents(j), pi = parents(i);
+          const double w = 1.0 / static_cast<double>(pk * pj * pi);
+          // Loops from the slowest coarse index to the fastest: columns come out sorted.
+          for (int c = 0; c < pk; ++c)
+            for (int b = 0; b < pj; ++b)
+              for (int a = 0; a < pi; ++a) {
+                m.col_idx[p] = ((k / 2 + c) * cy + (j / 2 + b)) * cx + (i / 2 + a);
+                m.values[p] = w;
+                ++p;
+              }
+        }
+    return m;
+  });
 }
 
 Csr64 elasticity(i64 nx, i64 ny, i64 nz, int block, int points) {
@@ -656,25 +704,35 @@ Csr64 permute_symmetric(const Csr64& a, std::uint64_t seed) {
 }
 
 Csr64 banded_normal(i64 rows, int per_row, double sigma, std::uint64_t seed) {
+  return banded_normal(rows, rows, per_row, sigma, seed);
+}
+
+Csr64 banded_normal(i64 rows, i64 cols, int per_row, double sigma, std::uint64_t seed) {
   constexpr const char* where = "banded_normal";
   require(rows >= 0, where, "rows must be >= 0, got " + std::to_string(rows));
+  require(cols >= 1 || (rows == 0 && cols == 0), where,
+          "cols must be >= 1, got " + std::to_string(cols));
   require(per_row >= 0, where, "per_row must be >= 0, got " + std::to_string(per_row));
   require(std::isfinite(sigma), where, "sigma must be finite");
   return guarded(where, [&] {
     const i64 slots = checked_product(rows, per_row, where);
     const bool uniform = !(sigma > 0);
-    const double limit = static_cast<double>(rows);
+    const double limit = static_cast<double>(cols);
     // Draw into fixed slots of per_row entries, then pack: one pass of random numbers.
     std::vector<i64> tmp_c(static_cast<std::size_t>(slots));
     std::vector<double> tmp_v(static_cast<std::size_t>(slots));
-    Csr64 m = make_shell(rows, rows);
+    Csr64 m = make_shell(rows, cols);
 #pragma omp parallel for if (slots > kSerialBelow) schedule(static)
     for (i64 i = 0; i < rows; ++i) {
       Rng rng = stream(seed, Tag::banded, static_cast<u64>(i));
+      const i64 centre = cols == rows
+                             ? i
+                             : static_cast<i64>(static_cast<u128>(i) * static_cast<u128>(cols) /
+                                                static_cast<u128>(rows));
       i64* c = tmp_c.data() + i * per_row;
       for (int j = 0; j < per_row; ++j) {
         if (uniform) {
-          c[j] = static_cast<i64>(rng.below(static_cast<u64>(rows)));
+          c[j] = static_cast<i64>(rng.below(static_cast<u64>(cols)));
           continue;
         }
         // Columns outside the matrix are drawn again (truncated normal): clamping would pile
@@ -684,13 +742,13 @@ Csr64 banded_normal(i64 rows, int per_row, double sigma, std::uint64_t seed) {
         for (int attempt = 0; attempt < 8 && col < 0; ++attempt) {
           const double t = rng.normal() * sigma;  // one rounded product: platform independent
           if (t > -limit && t < limit) {
-            const i64 x = i + std::llround(t);
-            if (x >= 0 && x < rows)
+            const i64 x = centre + std::llround(t);
+            if (x >= 0 && x < cols)
               col = x;
             else if (attempt == 7)
-              col = std::clamp<i64>(x, 0, rows - 1);
+              col = std::clamp<i64>(x, 0, cols - 1);
           } else if (attempt == 7) {
-            col = t > 0 ? rows - 1 : 0;
+            col = t > 0 ? cols - 1 : 0;
           }
         }
         c[j] = col;

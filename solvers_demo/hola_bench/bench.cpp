@@ -791,12 +791,14 @@ KernelSpec parse_kernel_spec(const std::string& spec) {
       k.options.transpose_hubs = value;
     else if (key == "win")
       k.options.transpose_window = value;
+    else if (key == "wkib")
+      k.options.transpose_window_kib = value;
     else if (key == "check" && k.name == "auto")
       k.auto_check = value != 0;
     else
       fail(status::invalid_argument,
            "unknown kernel option '" + key +
-               "' (tpb, npt, det, tvar, carry, gather, fuse, pf, lanes, comb, hubs, win)");
+               "' (tpb, npt, det, tvar, carry, gather, fuse, pf, lanes, comb, hubs, win, wkib)");
     pos = comma + 1;
   }
   return k;

@@ -223,36 +223,6 @@ TYPED_TEST(RowwiseTest, TransposeCombine) {
   }
 }
 
-// A band of `per_row` random columns a row within `spread` of the scaled diagonal (column
-// r cols / rows): the shape of a multigrid interpolation (tall) or restriction (wide).
-gen::Csr64 rectangular_band(std::int64_t rows, std::int64_t cols, int per_row, std::int64_t spread,
-                            std::uint64_t seed) {
-  gen::Csr64 A;
-  A.rows = rows;
-  A.cols = cols;
-  std::uint64_t state = seed;
-  auto next = [&state] {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return state >> 33;
-  };
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const std::int64_t centre = r * cols / rows;
-    std::vector<std::int64_t> row;
-    for (int j = 0; j < per_row; ++j) {
-      const std::int64_t c = centre - spread + static_cast<std::int64_t>(next() % (2 * spread + 1));
-      row.push_back(std::min(cols - 1, std::max<std::int64_t>(0, c)));
-    }
-    std::sort(row.begin(), row.end());
-    row.erase(std::unique(row.begin(), row.end()), row.end());
-    for (std::int64_t c : row) {
-      A.col_idx.push_back(c);
-      A.values.push_back(1.0 + static_cast<double>(next() % 1000) / 1000.0);
-    }
-    A.row_ptr.push_back(static_cast<std::int64_t>(A.col_idx.size()));
-  }
-  return A;
-}
-
 // Op T through shared-memory windows (KernelOptions::transpose_window): forced on (every band
 // that fits, tiles of 256 rows, so that small matrices span many tiles) with every width and
 // both ends of the block sizes, on the families and on banded, stencil and block-row matrices
@@ -270,8 +240,8 @@ TYPED_TEST(RowwiseTest, TransposeWindows) {
   corpus.push_back({"poisson3d 24^3", gen::poisson3d(24, 24, 24)});
   corpus.push_back({"stencil27 14^3", gen::stencil27(14, 14, 14)});
   corpus.push_back({"elasticity 7^3, 3 unknowns", gen::elasticity(7, 7, 7)});
-  corpus.push_back({"tall band 8:1", rectangular_band(16000, 2000, 8, 40, 6)});
-  corpus.push_back({"wide band 1:3", rectangular_band(3000, 9000, 10, 200, 7)});
+  corpus.push_back({"tall band 8:1", gen::banded_normal(16000, 2000, 8, 20.0, 6)});
+  corpus.push_back({"wide band 1:3", gen::banded_normal(3000, 9000, 10, 100.0, 7)});
   for (KernelFactory<V, I, O> make :
        {&gpu::make_vector_adaptive<V, I, O>, &make_adaptive_fixed<V, I, O, 2>,
         &make_adaptive_fixed<V, I, O, 8>, &make_adaptive_fixed<V, I, O, 16>,
@@ -297,7 +267,7 @@ TYPED_TEST(RowwiseTest, TransposeWindows) {
   scatter.gather_transpose_max_nnz = 0;
   const std::vector<NamedMatrix> large = {
       {"banded 262144, sigma 100", gen::banded_normal(262144, 12, 100.0, 5)},
-      {"wide band 262144 x 1048576", rectangular_band(262144, 1048576, 12, 400, 8)},
+      {"wide band 262144 x 1048576", gen::banded_normal(262144, 1048576, 12, 150.0, 8)},
       {"poisson3d 64^3", gen::poisson3d(64, 64, 64)},
       {"random 262144 x 8", gen::random_rect(262144, 262144, 8, 5)}};
   check_kernel_on_corpus<DeviceMemory, V, I, O>(large, gpu::make_vector_adaptive<V, I, O>, scatter);
@@ -316,11 +286,30 @@ TYPED_TEST(RowwiseTest, TransposeWindows) {
     transpose_once(k);
     EXPECT_EQ(k.kernel->tuning(Op::T), "2 lanes per row");
   }
+  // A smaller shared-memory budget: still windows on the wide band, each within 8 KiB, and right.
+  KernelOptions small = scatter;
+  small.transpose_window_kib = 8;
+  check_kernel_on_corpus<DeviceMemory, V, I, O>({large[0], large[1]},
+                                                gpu::make_vector_adaptive<V, I, O>, small);
+  {
+    KernelOnMatrix<DeviceMemory, V, I, O> k(large[0].A, gpu::make_vector_adaptive<V, I, O>, small,
+                                            nullptr);
+    transpose_once(k);
+    const std::string t = k.kernel->tuning(Op::T);
+    ASSERT_NE(t.find(" columns a tile"), std::string::npos) << t;
+    const std::size_t end = t.find(" columns a tile"), begin = t.rfind(' ', end - 1) + 1;
+    EXPECT_LE(std::stol(t.substr(begin, end - begin)) * sizeof(V), 8u * 1024) << t;
+  }
   for (int bad : {-2, 2, 5}) {
     KernelOptions wrong;
     wrong.transpose_window = bad;
     EXPECT_THROW((gpu::make_vector_adaptive<V, I, O>(wrong)), hola::error) << bad;
     EXPECT_THROW((gpu::make_vector<V, I, O>(wrong)), hola::error) << bad;
+  }
+  for (int bad : {-1, 49}) {
+    KernelOptions wrong;
+    wrong.transpose_window_kib = bad;
+    EXPECT_THROW((gpu::make_vector_adaptive<V, I, O>(wrong)), hola::error) << bad;
   }
 }
 

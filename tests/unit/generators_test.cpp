@@ -336,6 +336,57 @@ TEST(Generators, BandedUniformAndWide) {
       [] { gen::banded_normal(10, 3, std::numeric_limits<double>::infinity(), 1); });
 }
 
+// Rectangular bands follow the scaled diagonal, column floor(i cols / rows); the square call with
+// cols = rows is the same matrix as without cols.
+TEST(Generators, BandedRectangularFollowsScaledDiagonal) {
+  for (auto [rows, cols] : {std::pair<i64, i64>{16000, 2000}, {2000, 16000}, {3001, 7}}) {
+    const Csr64 m = gen::banded_normal(rows, cols, 8, 3.0, 21);
+    EXPECT_VALID(m);
+    EXPECT_EQ(m.rows, rows);
+    EXPECT_EQ(m.cols, cols);
+    EXPECT_EQ(empty_rows(m), 0);
+    for (i64 i = 0; i < rows; ++i) {
+      const i64 centre = i * cols / rows;
+      for (i64 p = m.row_ptr[i]; p < m.row_ptr[i + 1]; ++p)
+        ASSERT_LE(std::abs(m.col_idx[p] - centre), 18) << rows << " x " << cols << ", row " << i;
+    }
+  }
+  EXPECT_EQ(fingerprint(gen::banded_normal(2000, 2000, 12, 30.0, 7)),
+            fingerprint(gen::banded_normal(2000, 12, 30.0, 7)));
+  const Csr64 u = gen::banded_normal(50, 100000, 20, 0.0, 3);  // uniform over every column
+  i64 high = 0;
+  for (i64 c : u.col_idx) high += c >= 50000;
+  EXPECT_GT(high, u.nnz() / 4);
+  EXPECT_VALID(gen::banded_normal(0, 0, 3, 1.0, 1));
+  expect_invalid_argument([] { gen::banded_normal(10, 0, 3, 1.0, 1); });
+  expect_invalid_argument([] { gen::banded_normal(10, -5, 3, 1.0, 1); });
+}
+
+TEST(Generators, Interpolation3dIsTrilinear) {
+  const Csr64 p = gen::interpolation3d(5, 4, 3);  // fine 9 x 7 x 5
+  EXPECT_VALID(p);
+  EXPECT_EQ(p.rows, 9 * 7 * 5);
+  EXPECT_EQ(p.cols, 5 * 4 * 3);
+  // Per dimension, n coarse points give n fine rows of one parent and n - 1 of two.
+  EXPECT_EQ(p.nnz(), (5 + 2 * 4) * (4 + 2 * 3) * (3 + 2 * 2));
+  for (i64 r = 0; r < p.rows; ++r) {
+    double sum = 0;
+    for (i64 q = p.row_ptr[r]; q < p.row_ptr[r + 1]; ++q) sum += p.values[q];
+    EXPECT_DOUBLE_EQ(sum, 1.0) << "row " << r;
+  }
+  // Fine point (2, 2, 2) is coarse point (1, 1, 1); fine (3, 0, 0) lies between coarse 1 and 2.
+  const i64 coarse_point = (2 * 7 + 2) * 9 + 2;
+  ASSERT_EQ(row_len(p, coarse_point), 1);
+  EXPECT_EQ(p.col_idx[p.row_ptr[coarse_point]], (1 * 4 + 1) * 5 + 1);
+  ASSERT_EQ(row_len(p, 3), 2);
+  EXPECT_EQ(p.col_idx[p.row_ptr[3]], 1);
+  EXPECT_EQ(p.col_idx[p.row_ptr[3] + 1], 2);
+  EXPECT_EQ(gen::from_spec("interp3d:n=3").rows, 125);
+  EXPECT_EQ(gen::interpolation3d(1, 1, 1).nnz(), 1);
+  expect_invalid_argument([] { gen::interpolation3d(0, 3, 3); });
+  expect_invalid_argument([] { gen::interpolation3d(i64(1) << 40, i64(1) << 40, 2); });
+}
+
 TEST(Generators, RandomRectExactRows) {
   const Csr64 wide = gen::random_rect(200, 9000, 40, 16);
   EXPECT_VALID(wide);
@@ -709,9 +760,10 @@ TEST(GeneratorSpec, HelpListsEveryFamilyAndKey) {
       {"poisson2d", {"n", "nx", "ny"}},
       {"poisson3d", {"n", "nx", "ny", "nz"}},
       {"stencil27", {"n", "nx", "ny", "nz"}},
+      {"interp3d", {"n", "nx", "ny", "nz"}},
       {"elasticity", {"n", "nx", "ny", "nz", "block", "points"}},
       {"powerlaw", {"rows", "cols", "mean", "tail", "seed"}},
-      {"banded", {"rows", "per_row", "sigma", "seed"}},
+      {"banded", {"rows", "cols", "per_row", "sigma", "seed"}},
       {"random", {"rows", "cols", "per_row", "seed"}},
       {"rmat", {"scale", "ef", "a", "b", "c", "noise", "seed"}},
       {"circuit", {"rows", "empty", "long_rows", "long_len", "mean", "seed"}},
@@ -730,8 +782,8 @@ TEST(GeneratorSpec, HelpListsEveryFamilyAndKey) {
     for (const auto& key : expected[k].second)
       EXPECT_NE(lines[k].find(" " + key), std::string::npos) << lines[k] << " lacks " << key;
   }
-  EXPECT_NE(lines[5].find("sigma=10"), std::string::npos);
-  EXPECT_NE(lines[7].find("scale=21"), std::string::npos);
+  EXPECT_NE(lines[6].find("sigma=10"), std::string::npos);
+  EXPECT_NE(lines[8].find("scale=21"), std::string::npos);
 }
 
 }  // namespace

@@ -135,6 +135,10 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
     if (options.transpose_window < -1 || options.transpose_window > 1)
       fail(status::invalid_argument, this->name_ + ": transpose_window must be -1, 0 or 1, got " +
                                          std::to_string(options.transpose_window));
+    if (options.transpose_window_kib < 0 || options.transpose_window_kib > 48)
+      fail(status::invalid_argument,
+           this->name_ + ": transpose_window_kib must be 0 (the default) to 48, got " +
+               std::to_string(options.transpose_window_kib));
   }
 
   void setup(const CsrView<V, I, O>& A, void* /*stream*/) override {
@@ -147,8 +151,8 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
     grid_ = grid_size(A.rows, this->threads_per_block_ / width_, kMaxGridBlocks);
     gather_.setup(A, this->options_, this->threads_per_block_);
     // The combined scatter, when asked for, is what runs outside the gather.
-    windows_.setup(combine_ ? 0 : this->options_.transpose_window, width_,
-                   this->threads_per_block_);
+    windows_.setup(combine_ ? 0 : this->options_.transpose_window,
+                   this->options_.transpose_window_kib, width_, this->threads_per_block_);
     this->ready_ = true;
   }
 

@@ -69,7 +69,7 @@ constexpr int kMaxTransposeWindows = 4;
 struct TransposeWindowPlan {
   std::int64_t tile_rows = 0;       // rows a block owns; 0 when there are no windows
   std::int64_t rows = 0, cols = 0;  // the matrix's shape: its diagonal (diagonal_column)
-  int count = 0;                    // windows, at most kMaxTransposeWindows; may overlap (see above)
+  int count = 0;  // windows, at most kMaxTransposeWindows; may overlap (see above)
   // Window k of the tile at row r starts at diagonal_column(r) + low[k]; length[k] columns
   // (tile_columns + the band's span).
   std::int64_t low[kMaxTransposeWindows] = {};

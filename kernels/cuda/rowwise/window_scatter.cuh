@@ -92,9 +92,11 @@ constexpr std::int64_t kWindowSampleEntries = 16384;
 template <class V, class I, class O>
 class TransposeWindows {
  public:
-  // mode: KernelOptions::transpose_window (-1 the kernel's choice, 0 off, 1 any band).
-  void setup(int mode, int width, int threads_per_block) {
+  // mode: KernelOptions::transpose_window (-1 the kernel's choice, 0 off, 1 any band); kib:
+  // KernelOptions::transpose_window_kib (0: kWindowSharedBytes).
+  void setup(int mode, int kib, int width, int threads_per_block) {
     mode_ = mode;
+    shared_bytes_ = kib > 0 ? static_cast<std::size_t>(kib) * 1024 : kWindowSharedBytes;
     width_ = width;
     threads_ = threads_per_block;
     plan_ = TransposeWindowPlan{};
@@ -125,7 +127,7 @@ class TransposeWindows {
     TransposeWindowLimits limits;
     limits.rows = A.rows;
     limits.cols = A.cols;
-    limits.max_slots = static_cast<int>(kWindowSharedBytes / sizeof(V));
+    limits.max_slots = static_cast<int>(shared_bytes_ / sizeof(V));
     limits.min_tile_rows = std::max<std::int64_t>(kTransposeWindowMinTileRows, threads_ / width_);
     // Enough tiles for a few blocks on every SM.
     const std::int64_t wanted_tiles = std::int64_t(4) * current_device_info().sm_count;
@@ -192,6 +194,7 @@ class TransposeWindows {
   static constexpr std::size_t kWindowSharedBytes = 48 * 1024;
 
   int mode_ = -1;
+  std::size_t shared_bytes_ = kWindowSharedBytes;
   int width_ = kWarpSize;
   int threads_ = kDefaultThreadsPerBlock;
   bool planned_ = false;

@@ -18,11 +18,20 @@ using Csr64 = CsrMatrix<double, std::int64_t, std::int64_t>;
 Csr64 poisson2d(std::int64_t nx, std::int64_t ny);                   // 5-point
 Csr64 poisson3d(std::int64_t nx, std::int64_t ny, std::int64_t nz);  // 7-point
 Csr64 stencil27(std::int64_t nx, std::int64_t ny, std::int64_t nz);  // 27-point
+// Trilinear interpolation from a coarse vertex grid of cx x cy x cz points to the fine grid of
+// (2cx - 1) x (2cy - 1) x (2cz - 1) (every other fine point coarse), both numbered x fastest: the
+// prolongation of geometric multigrid (PCMG on a DMDA); its transpose is the restriction.
+// Rows hold 1, 2, 4 or 8 entries of weight 1, 1/2, 1/4 or 1/8 and sum to 1.
+Csr64 interpolation3d(std::int64_t cx, std::int64_t cy, std::int64_t cz);
 
-// Square, `per_row` draws per row with columns ~ N(i, sigma) (drawn again when outside the
-// matrix, duplicates merged); sigma <= 0 means uniformly random columns. Values uniform in
-// [-1, 1] (never 0, as in every random family below).
+// `per_row` draws per row with columns ~ N(i, sigma) (drawn again when outside the matrix,
+// duplicates merged); sigma <= 0 means uniformly random columns. Values uniform in [-1, 1] (never
+// 0, as in every random family below). With `cols` (rows x cols) the band follows the scaled
+// diagonal, column floor(i cols / rows): the shape of a multigrid interpolation (tall) or
+// restriction (wide). The square matrix is the same with or without `cols`.
 Csr64 banded_normal(std::int64_t rows, int per_row, double sigma, std::uint64_t seed);
+Csr64 banded_normal(std::int64_t rows, std::int64_t cols, int per_row, double sigma,
+                    std::uint64_t seed);
 
 // rows x cols, `per_row` distinct uniformly random columns per row (wide or tall rectangles).
 Csr64 random_rect(std::int64_t rows, std::int64_t cols, int per_row, std::uint64_t seed);

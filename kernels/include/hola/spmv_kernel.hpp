@@ -61,6 +61,9 @@ struct KernelOptions {
   // the plain scatter measured faster); 0: off; 1: wherever any band fits the shared memory (for
   // tests).
   int transpose_window = -1;
+  // Shared memory the windows above may take a block, in KiB, 1 to 48 (0: the kernel's 48). Less
+  // lets more blocks share an SM and covers fewer columns.
+  int transpose_window_kib = 0;
   // merge op T: the columns holding the most entries (hubs: power-law graphs) summed in a hash
   // table in each block's shared memory, the blocks resident and looping over the tiles, one
   // global atomic per hub and block at the end. The hubs are found at the first op T product of
