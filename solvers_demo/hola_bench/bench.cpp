@@ -442,6 +442,7 @@ std::vector<Row> run_typed(const PreparedMatrix& m, const std::string& precision
               continue;
             }
           }
+          if (r == 0) row.first_run_ms = ms;
           if (r >= s.warmup) times.push_back(ms);
           if (s.time_cap_ms > 0 && ms > s.time_cap_ms && r >= 1) {
             if (times.empty()) times.push_back(ms);

@@ -92,6 +92,9 @@ struct Row {
   // Settings::setup_reps more (0 when not measured). For "auto": validation, features, the tree,
   // the chosen kernels' setup (and the race when on).
   double first_setup_ms = 0, setup_ms = 0;
+  // The first product after setup (after auto's check, for auto), warm-up or not: it holds the
+  // work a kernel defers to its first product (op T's window plan and trial, column indices).
+  double first_run_ms = 0;
   SetupTimes setup_steps;  // "auto": the Operator's steps in the run behind setup_ms
   std::size_t workspace_bytes = 0;
   bool correct = false;

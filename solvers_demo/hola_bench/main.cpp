@@ -458,6 +458,7 @@ int main(int argc, char** argv) {
                               {"gbs", r.gbs},
                               {"workspace_bytes", r.workspace_bytes},
                               {"first_setup_ms", r.first_setup_ms},
+                              {"first_run_ms", r.first_run_ms},
                               {"setup_ms", r.setup_ms},
                               {"setup_steps_ms",
                                {{"analyze", r.setup_steps.analyze_ms},

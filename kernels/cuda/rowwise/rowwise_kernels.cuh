@@ -136,9 +136,9 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
       fail(status::invalid_argument, this->name_ + ": transpose_window must be -1, 0 or 1, got " +
                                          std::to_string(options.transpose_window));
     if (options.transpose_window_kib < 0 || options.transpose_window_kib > 48)
-      fail(status::invalid_argument,
-           this->name_ + ": transpose_window_kib must be 0 (the default) to 48, got " +
-               std::to_string(options.transpose_window_kib));
+      fail(status::invalid_argument, this->name_ +
+                                         ": transpose_window_kib must be 0 (timed) to 48, got " +
+                                         std::to_string(options.transpose_window_kib));
   }
 
   void setup(const CsrView<V, I, O>& A, void* /*stream*/) override {
@@ -185,12 +185,15 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
       if (A.cols == 0) return;
       if (gather_.active()) return gather_.apply(A, alpha, x, beta, y_in, y_out, s);
       this->refuse_scatter_if_deterministic();
-      const bool windows = A.rows > 0 && A.nnz > 0 && windows_.ready(A, s);
+      auto plain_scatter = [&](const RowArgs<V, I, O>& args) {
+        t_fn_<<<grid_, this->threads_per_block_, 0, s>>>(args);
+        HOLA_CUDA_CHECK_LAUNCH("vector_rows_kernel<T>");
+      };
+      const bool windows = A.rows > 0 && A.nnz > 0 && windows_.ready(A, a, plain_scatter, s);
       this->scale_transpose_output(beta, y_in, y_out, nullptr, s);
       if (A.rows == 0 || A.nnz == 0) return;
       if (windows) return windows_.apply(a, s);
-      t_fn_<<<grid_, this->threads_per_block_, 0, s>>>(a);
-      HOLA_CUDA_CHECK_LAUNCH("vector_rows_kernel<T>");
+      plain_scatter(a);
     }
   }
 

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -86,17 +88,40 @@ constexpr int kWindowSampleTiles = 16;
 constexpr std::int64_t kWindowSampleRows = 256;
 constexpr std::int64_t kWindowSampleEntries = 16384;
 
+// The windows' shared memory, KiB, when the kernel chooses: each budget's plan is timed against
+// the others and the plain scatter at the first op T. 48 KiB: the most a block takes without
+// opting in (4 blocks of 256 threads an SM). Measured on an H200 (run A of
+// bench/results/2026-11-29-session21/, op T of 32 bands of 2 M rows, sigma 100-3 000, against 48
+// KiB): 24 KiB ran 0.72-1.35x, faster on bands of sigma 1 000 (more blocks an SM), slower on
+// sigma 3 000 (less of the band covered); no fixed budget was best everywhere.
+constexpr int kWindowBudgetsKib[] = {48, 24};
+// The trial's scratch (an x of ones and a y) stays below this; larger matrices keep the first
+// budget's plan untimed.
+constexpr std::size_t kWindowTrialMaxScratchBytes = std::size_t(1) << 31;
+// A candidate replaces the first (48 KiB) plan when its best time is faster by this factor.
+constexpr double kWindowTrialMargin = 1.03;
+constexpr int kWindowTrialTimedRounds = 3;
+
+template <class V>
+__global__ void fill_ones_kernel(V* v, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    v[i] = V(1);
+}
+
 // The windows of one structure and op T through them. Planned at the first op T product of a
 // structure outside a graph capture (a copy of the sample to the host and a wait), not at setup,
-// so that solvers which never transpose do not pay for it.
+// so that solvers which never transpose do not pay for it. With the kernel's choice (no budget
+// given) the plans of kWindowBudgetsKib and the plain scatter are then timed on scratch vectors
+// (one untimed and kWindowTrialTimedRounds timed products each, interleaved) and the fastest kept.
 template <class V, class I, class O>
 class TransposeWindows {
  public:
   // mode: KernelOptions::transpose_window (-1 the kernel's choice, 0 off, 1 any band); kib:
-  // KernelOptions::transpose_window_kib (0: kWindowSharedBytes).
+  // KernelOptions::transpose_window_kib (0: timed among kWindowBudgetsKib).
   void setup(int mode, int kib, int width, int threads_per_block) {
     mode_ = mode;
-    shared_bytes_ = kib > 0 ? static_cast<std::size_t>(kib) * 1024 : kWindowSharedBytes;
+    kib_ = kib;
     width_ = width;
     threads_ = threads_per_block;
     plan_ = TransposeWindowPlan{};
@@ -105,57 +130,155 @@ class TransposeWindows {
   }
 
   // Plans once per structure (no-op afterwards or inside a capture); true when the windows run.
-  bool ready(const CsrView<V, I, O>& A, cudaStream_t stream) {
-    if (!planned_ && !gpu::stream_capturing(stream)) plan(A, stream);
+  // `a`: the product's arguments (for the trial's shape and alpha; its vectors are not touched);
+  // `plain(args)` launches the plain scatter.
+  template <class PlainScatter>
+  bool ready(const CsrView<V, I, O>& A, const RowArgs<V, I, O>& a, PlainScatter&& plain,
+             cudaStream_t stream) {
+    if (!planned_ && !gpu::stream_capturing(stream)) plan(A, a, plain, stream);
     return plan_.active();
   }
 
   const TransposeWindowPlan& plan() const { return plan_; }
 
-  void apply(const RowArgs<V, I, O>& a, cudaStream_t stream) const {
-    const std::int64_t tiles = (a.rows - 1) / plan_.tile_rows + 1;
-    fn_<<<static_cast<unsigned>(tiles), threads_, plan_.slots * sizeof(V), stream>>>(a, plan_);
+  void apply(const RowArgs<V, I, O>& a, cudaStream_t stream) const { launch(plan_, a, stream); }
+
+ private:
+  void launch(const TransposeWindowPlan& plan, const RowArgs<V, I, O>& a,
+              cudaStream_t stream) const {
+    const std::int64_t tiles = (a.rows - 1) / plan.tile_rows + 1;
+    fn_<<<static_cast<unsigned>(tiles), threads_, plan.slots * sizeof(V), stream>>>(a, plan);
     HOLA_CUDA_CHECK_LAUNCH("window_scatter_kernel");
   }
 
- private:
-  void plan(const CsrView<V, I, O>& A, cudaStream_t stream) {
+  template <class PlainScatter>
+  void plan(const CsrView<V, I, O>& A, const RowArgs<V, I, O>& a, PlainScatter& plain,
+            cudaStream_t stream) {
     planned_ = true;
     if (A.rows == 0 || A.nnz == 0) return;
     std::int64_t sampled_rows = 0;
     const std::vector<DiagonalCount> histogram = sample(A, stream, sampled_rows);
+    fn_ = window_scatter_fn<V, I, O>(width_);
+    if (mode_ == 1) {  // every band that fits, in the smallest tiles: for tests
+      plan_ = plan_for(A, histogram, sampled_rows, kib_ > 0 ? kib_ : kWindowBudgetsKib[0]);
+      return;
+    }
+    if (kib_ > 0) {
+      plan_ = plan_for(A, histogram, sampled_rows, kib_);
+      return;
+    }
+    std::vector<TransposeWindowPlan> candidates;
+    for (int kib : kWindowBudgetsKib) {
+      const TransposeWindowPlan p = plan_for(A, histogram, sampled_rows, kib);
+      if (p.active() && (candidates.empty() || p.slots != candidates.back().slots ||
+                         p.tile_rows != candidates.back().tile_rows))
+        candidates.push_back(p);
+    }
+    if (candidates.empty()) return;
+    candidates.push_back(TransposeWindowPlan{});  // the plain scatter
+    plan_ = candidates[fastest(A, a, candidates, plain, stream)];
+  }
+
+  // The kernel's plan with `kib` KiB of shared memory a block, tiles fitted to whole waves
+  // (inactive when no band fits or the grid would be too large).
+  TransposeWindowPlan plan_for(const CsrView<V, I, O>& A,
+                               const std::vector<DiagonalCount>& histogram,
+                               std::int64_t sampled_rows, int kib) const {
     TransposeWindowLimits limits;
     limits.rows = A.rows;
     limits.cols = A.cols;
-    limits.max_slots = static_cast<int>(shared_bytes_ / sizeof(V));
+    limits.max_slots = static_cast<int>(std::size_t(kib) * 1024 / sizeof(V));
     limits.min_tile_rows = std::max<std::int64_t>(kTransposeWindowMinTileRows, threads_ / width_);
     // Enough tiles for a few blocks on every SM.
     const std::int64_t wanted_tiles = std::int64_t(4) * current_device_info().sm_count;
     limits.max_tile_rows =
         std::min<std::int64_t>(kTransposeWindowMaxTileRows, A.rows / wanted_tiles);
-    if (mode_ == 1) {  // every band that fits, in the smallest tiles: for tests
+    if (mode_ == 1) {
       limits.any_band = true;
       limits.max_tile_rows = limits.min_tile_rows;
     }
     TransposeWindowPlan plan = plan_transpose_windows(histogram, sampled_rows, limits);
-    if (!plan.active()) return;
-    const WindowScatterFn<V, I, O> fn = window_scatter_fn<V, I, O>(width_);
+    if (!plan.active()) return plan;
     // The kernel's choice fits the tiles to whole waves (a forced plan keeps its small tiles).
     // Twice: shorter tiles take less shared memory, so that more blocks may fit.
     if (mode_ != 1) {
       for (int pass = 0; pass < 2; ++pass)
-        plan = balance_tiles(plan, A.rows, resident_blocks(fn, plan.slots), threads_ / width_);
+        plan = balance_tiles(plan, A.rows, resident_blocks(plan.slots), threads_ / width_);
     }
-    if ((A.rows - 1) / plan.tile_rows + 1 > kMaxGridBlocks) return;
-    plan_ = plan;
-    fn_ = fn;
+    if ((A.rows - 1) / plan.tile_rows + 1 > kMaxGridBlocks) return TransposeWindowPlan{};
+    return plan;
+  }
+
+  // Index of the fastest candidate (an inactive plan: the plain scatter), timed on scratch
+  // vectors: x all ones (a zero product would skip the windows' flush), y of the matrix's
+  // columns. Candidate 0 unless another beats it by kWindowTrialMargin; candidate 0 untimed
+  // when the scratch is too large or cannot be had.
+  template <class PlainScatter>
+  std::size_t fastest(const CsrView<V, I, O>& A, const RowArgs<V, I, O>& a,
+                      const std::vector<TransposeWindowPlan>& candidates, PlainScatter& plain,
+                      cudaStream_t stream) const {
+    const std::size_t bytes = static_cast<std::size_t>(A.rows + A.cols) * sizeof(V);
+    if (bytes > kWindowTrialMaxScratchBytes) return 0;
+    std::unique_ptr<StreamScratch> scratch;
+    try {
+      scratch = std::make_unique<StreamScratch>(bytes, stream);
+    } catch (const hola::error&) {
+      (void)cudaGetLastError();  // out of memory: keep candidate 0
+      return 0;
+    }
+    RowArgs<V, I, O> t = a;
+    V* x = scratch->as<V>();
+    t.x = x;
+    t.y_out = x + A.rows;
+    t.y_in = t.y_out;  // never read: the scatters add to y_out
+    fill_ones_kernel<V><<<grid_size(A.rows, 256, kMaxGridBlocks), 256, 0, stream>>>(x, A.rows);
+    HOLA_CUDA_CHECK_LAUNCH("fill_ones_kernel");
+    HOLA_CUDA_CHECK(
+        cudaMemsetAsync(t.y_out, 0, static_cast<std::size_t>(A.cols) * sizeof(V), stream));
+    const std::size_t n = candidates.size();
+    std::vector<cudaEvent_t> events(2 * n * kWindowTrialTimedRounds, nullptr);
+    auto run = [&](std::size_t c) {
+      if (candidates[c].active())
+        launch(candidates[c], t, stream);
+      else
+        plain(t);
+    };
+    std::vector<double> best(n, std::numeric_limits<double>::infinity());
+    try {
+      for (cudaEvent_t& e : events) HOLA_CUDA_CHECK(cudaEventCreate(&e));
+      for (std::size_t c = 0; c < n; ++c) run(c);  // untimed: first touch, module loading
+      for (int round = 0; round < kWindowTrialTimedRounds; ++round)
+        for (std::size_t c = 0; c < n; ++c) {
+          const std::size_t e = 2 * (round * n + c);
+          HOLA_CUDA_CHECK(cudaEventRecord(events[e], stream));
+          run(c);
+          HOLA_CUDA_CHECK(cudaEventRecord(events[e + 1], stream));
+        }
+      HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+      for (int round = 0; round < kWindowTrialTimedRounds; ++round)
+        for (std::size_t c = 0; c < n; ++c) {
+          const std::size_t e = 2 * (round * n + c);
+          float ms = 0;
+          HOLA_CUDA_CHECK(cudaEventElapsedTime(&ms, events[e], events[e + 1]));
+          best[c] = std::min(best[c], static_cast<double>(ms));
+        }
+    } catch (...) {
+      for (cudaEvent_t e : events)
+        if (e) cudaEventDestroy(e);
+      throw;
+    }
+    for (cudaEvent_t e : events) cudaEventDestroy(e);
+    std::size_t won = 0;
+    for (std::size_t c = 1; c < n; ++c)
+      if (best[c] * kWindowTrialMargin < best[0] && best[c] < best[won]) won = c;
+    return won;
   }
 
   // Blocks of the window kernel the whole GPU holds at once with `slots` values of shared memory.
-  std::int64_t resident_blocks(WindowScatterFn<V, I, O> fn, int slots) const {
+  std::int64_t resident_blocks(int slots) const {
     int per_sm = 0;
     HOLA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, fn, threads_, static_cast<std::size_t>(slots) * sizeof(V)));
+        &per_sm, fn_, threads_, static_cast<std::size_t>(slots) * sizeof(V)));
     return std::int64_t(per_sm) * current_device_info().sm_count;
   }
 
@@ -190,11 +313,8 @@ class TransposeWindows {
     return count_offsets(std::move(offsets));
   }
 
-  // Shared memory a block may take without opting in (and 4 blocks of 256 threads an SM).
-  static constexpr std::size_t kWindowSharedBytes = 48 * 1024;
-
   int mode_ = -1;
-  std::size_t shared_bytes_ = kWindowSharedBytes;
+  int kib_ = 0;
   int width_ = kWarpSize;
   int threads_ = kDefaultThreadsPerBlock;
   bool planned_ = false;
