@@ -1,0 +1,104 @@
+"""Tables of session 21's runs from their result files (python3 summary.py > summary.txt)."""
+
+import gzip
+import json
+import math
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load(name):
+    with gzip.open(os.path.join(HERE, name)) as f:
+        d = json.load(f)
+    print(f"# {name}: commit {d['commit']}, {d['device']}\n# command: {d['command']}")
+    return d
+
+
+def results(d):
+    t = {}
+    for r in d["results"]:
+        if not r["correct"]:
+            sys.exit(f"wrong result in {r}")
+        t.setdefault((r["matrix"], r["precision"], r["op"]), {})[r["kernel"]] = r
+    return t
+
+
+def hmean(xs):
+    return len(xs) / sum(1.0 / x for x in xs)
+
+
+def gmean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def x_cusparse(row, kernel):
+    return row["cusparse"]["time_ms"] / row[kernel]["time_ms"]
+
+
+def rect_table():
+    print("## Run A: rectangular bands and trilinear interpolation, x cuSPARSE")
+    t = results(load("A-rect.json.gz"))
+    ks = ["vector-adaptive", "vector-adaptive:win=0", "hola", "auto"]
+    print(f"{'matrix':56s} {'prec':6s} op " + " ".join(f"{k[:9]:>9s}" for k in ks) + "  windows")
+    for (m, p, op), row in t.items():
+        cells = " ".join(f"{x_cusparse(row, k):9.2f}" for k in ks)
+        note = row["vector-adaptive"]["note"]
+        print(f"{m:56s} {p:6s} {op}  {cells}  {note[note.find(',') + 2:] if ',' in note else '-'}")
+    print("# auto's op N time over its op T time (>= 0.9 is issue 16's target)")
+    for (m, p, op), row in t.items():
+        if op == "T":
+            n = t[(m, p, "N")]["auto"]["time_ms"]
+            print(f"{m:56s} {p:6s} {n / row['auto']['time_ms']:.2f}")
+
+
+def budget_table():
+    print("\n## Run A: vector-adaptive op T with 32 / 24 / 16 KiB of windows, time at 48 KiB over it")
+    t = results(load("A-budget.json.gz"))
+    ks = ["vector-adaptive:wkib=32", "vector-adaptive:wkib=24", "vector-adaptive:wkib=16"]
+    per = {}
+    for (m, p, op), row in t.items():
+        base = row["vector-adaptive"]["time_ms"]
+        r = [base / row[k]["time_ms"] for k in ks]
+        for k, x in zip(ks, r):
+            per.setdefault((p, k), []).append(x)
+        print(f"{m:44s} {p:6s} " + " ".join(f"{x:6.3f}" for x in r))
+    for (p, k), xs in sorted(per.items()):
+        print(f"# {p:6s} {k:24s} geometric mean {gmean(xs):.3f}, {min(xs):.3f}-{max(xs):.3f}")
+
+
+def trial_table():
+    print("\n## Run B: op T, the timed choice (default) against 48 / 24 KiB untimed, no windows")
+    t = results(load("B-trial.json.gz"))
+    ks = ["vector-adaptive", "vector-adaptive:wkib=48", "vector-adaptive:wkib=24"]
+    ks += ["vector-adaptive:win=0", "auto"]
+    print("# x cuSPARSE; 'best': default's time over the best of 48, 24 and win=0; 'first': the")
+    print("# first product's ms (plan, and for the default the trial) default / 48 KiB")
+    print(f"{'matrix':56s} {'prec':6s} " + " ".join(f"{k[-7:]:>7s}" for k in ks) + "   best  first")
+    groups = {}
+    for (m, p, op), row in t.items():
+        if "window" not in row["vector-adaptive:wkib=48"]["note"] or m.startswith("circuit"):
+            continue
+        best = min(row[k]["time_ms"] for k in ks[1:4])
+        cells = " ".join(f"{x_cusparse(row, k):7.2f}" for k in ks)
+        first = f"{row[ks[0]]['first_run_ms']:.1f}/{row[ks[1]]['first_run_ms']:.1f}"
+        print(f"{m:56s} {p:6s} {cells} {row[ks[0]]['time_ms'] / best:6.3f} {first}")
+        g = "rectangular" if "cols=" in m else "square bands"
+        for k in ks:
+            groups.setdefault((g, p, k), []).append(x_cusparse(row, k))
+    print("# harmonic means over the matrices with windows (circuit-4M left out: vector-adaptive")
+    print("# runs 100x slower than cuSPARSE there, with or without windows)")
+    for (g, p, k), xs in sorted(groups.items()):
+        print(f"# {g:12s} {p:6s} {k:24s} {hmean(xs):.3f} (n {len(xs)}, lowest {min(xs):.2f})")
+    print("# anchors, auto op T x cuSPARSE")
+    for p in ("double", "float"):
+        xs = [(m, x_cusparse(row, "auto")) for (m, pp, op), row in t.items()
+              if pp == p and not m.startswith("banded:")]
+        print(f"# {p}: hmean {hmean([x for _, x in xs]):.3f}, lowest {min(x for _, x in xs):.3f}: "
+              + ", ".join(f"{m} {x:.2f}" for m, x in xs))
+
+
+rect_table()
+budget_table()
+trial_table()
