@@ -99,6 +99,31 @@ def trial_table():
               + ", ".join(f"{m} {x:.2f}" for m, x in xs))
 
 
+def heldout_table():
+    print("\n## Run D: the held-out set, op T, auto x cuSPARSE (harmonic means), against session 18")
+    new = results(load("D-heldout-T.json.gz"))
+    with gzip.open(os.path.join(HERE, "../2026-11-29-session18/D-heldout.json.gz")) as f:
+        d = json.load(f)
+    print(f"# ../2026-11-29-session18/D-heldout.json.gz: commit {d['commit']}, {d['device']}")
+    old = results(d)
+    windows = [m for (m, p, op), row in new.items() if "window" in row["vector-adaptive"]["note"]]
+    print(f"# matrices where vector-adaptive took windows: {len(windows)}")
+    for p in ("double", "float"):
+        for large in (False, True):
+            keys = [k for k, row in new.items() if k[1] == p and k in old
+                    and (row["cusparse"]["nnz"] > 200000) == large]
+            now = [x_cusparse(new[k], "auto") for k in keys]
+            then = [x_cusparse(old[k], "auto") for k in keys]
+            size = "> 200 k" if large else "<= 200 k"
+            print(f"# {p:6s} {size:8s} n {len(keys)}: {hmean(now):.3f} (session 18: {hmean(then):.3f}),"
+                  f" lowest {min(now):.3f}")
+    for k, row in new.items():
+        if x_cusparse(row, "auto") < 0.97:
+            print(f"# below 0.97: {k[0]} {k[1]} {x_cusparse(row, 'auto'):.3f}, "
+                  f"{row['auto']['note']}, cuSPARSE {row['cusparse']['time_ms'] * 1000:.0f} us")
+
+
 rect_table()
 budget_table()
 trial_table()
+heldout_table()
