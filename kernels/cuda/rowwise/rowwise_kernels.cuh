@@ -135,9 +135,9 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
     if (options.transpose_window < -1 || options.transpose_window > 1)
       fail(status::invalid_argument, this->name_ + ": transpose_window must be -1, 0 or 1, got " +
                                          std::to_string(options.transpose_window));
-    if (options.transpose_window_kib < 0 || options.transpose_window_kib > 48)
+    if (options.transpose_window_kib < 0 || options.transpose_window_kib > 96)
       fail(status::invalid_argument, this->name_ +
-                                         ": transpose_window_kib must be 0 (timed) to 48, got " +
+                                         ": transpose_window_kib must be 0 (timed) to 96, got " +
                                          std::to_string(options.transpose_window_kib));
   }
 
