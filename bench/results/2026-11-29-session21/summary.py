@@ -123,7 +123,25 @@ def heldout_table():
                   f"{row['auto']['note']}, cuSPARSE {row['cusparse']['time_ms'] * 1000:.0f} us")
 
 
+def budget96_table():
+    print("\n## Run E: 96 KiB windows (opted in) against 48 KiB and the trial of 48 / 24 / 96 KiB")
+    t = results(load("E-budget96.json.gz"))
+    print("# x cuSPARSE, op T; matrices where vector-adaptive:wkib=96 took windows (circuit-4M out)")
+    ks = ["vector-adaptive", "vector-adaptive:wkib=48", "vector-adaptive:wkib=96"]
+    slower = []
+    for (m, p, op), row in t.items():
+        if "window" not in row[ks[2]]["note"] or m.startswith("circuit"):
+            continue
+        cells = " ".join(f"{x_cusparse(row, k):6.2f}" for k in ks)
+        took_96 = row[ks[0]]["note"] == row[ks[2]]["note"]
+        print(f"{m:56s} {p:6s} {cells}  trial took 96 KiB: {took_96}")
+        if "window" in row[ks[1]]["note"]:
+            slower.append(row[ks[1]]["time_ms"] / row[ks[2]]["time_ms"])
+    print(f"# 48 KiB time over 96 KiB time: {min(slower):.2f}-{max(slower):.2f} (n {len(slower)})")
+
+
 rect_table()
 budget_table()
 trial_table()
 heldout_table()
+budget96_table()

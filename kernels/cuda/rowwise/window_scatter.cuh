@@ -93,10 +93,11 @@ constexpr std::int64_t kWindowSampleEntries = 16384;
 // opting in (4 blocks of 256 threads an SM). Measured on an H200 (run A of
 // bench/results/2026-11-29-session21/, op T of 32 bands of 2 M rows, sigma 100-3 000, against 48
 // KiB): 24 KiB ran 0.72-1.35x, faster on bands of sigma 1 000 (more blocks an SM), slower on
-// sigma 3 000 (less of the band covered); no fixed budget was best everywhere. 96 KiB (opted in,
-// where the device allows it: every GPU since Volta but Turing) covers bands twice as wide at
-// half the blocks an SM.
-constexpr int kWindowBudgetsKib[] = {48, 24, 96};
+// sigma 3 000 (less of the band covered); no fixed budget was best everywhere. 96 KiB (opted in)
+// covers bands twice as wide with half the blocks an SM: in run E it ran 0.56-1.01x the 48 KiB
+// time on every band and a trial with it never chose it, so it is no candidate; a caller may ask
+// for it (KernelOptions::transpose_window_kib) where the GPU allows it.
+constexpr int kWindowBudgetsKib[] = {48, 24};
 constexpr int kWindowMaxKib = 96;
 // The trial's scratch (an x of ones and a y) stays below this; larger matrices keep the first
 // budget's plan untimed.
@@ -169,9 +170,9 @@ class TransposeWindows {
            "op T windows: transpose_window_kib = " + std::to_string(kib_) +
                " KiB is more shared memory than a block of this GPU may take (" +
                std::to_string(optin_kib) + " KiB)");
-    if (optin_kib > 48)
+    if (kib_ > 48)  // above the default a block must opt in
       HOLA_CUDA_CHECK(
-          cudaFuncSetAttribute(fn_, cudaFuncAttributeMaxDynamicSharedMemorySize, optin_kib * 1024));
+          cudaFuncSetAttribute(fn_, cudaFuncAttributeMaxDynamicSharedMemorySize, kib_ * 1024));
     if (mode_ == 1) {  // every band that fits, in the smallest tiles: for tests
       plan_ = plan_for(A, histogram, sampled_rows, kib_ > 0 ? kib_ : kWindowBudgetsKib[0]);
       return;
@@ -182,7 +183,6 @@ class TransposeWindows {
     }
     std::vector<TransposeWindowPlan> candidates;
     for (int kib : kWindowBudgetsKib) {
-      if (kib > optin_kib) continue;
       const TransposeWindowPlan p = plan_for(A, histogram, sampled_rows, kib);
       const bool seen = std::any_of(candidates.begin(), candidates.end(), [&](const auto& c) {
         return c.slots == p.slots && c.tile_rows == p.tile_rows;

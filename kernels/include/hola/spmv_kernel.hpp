@@ -63,10 +63,10 @@ struct KernelOptions {
   int transpose_window = -1;
   // Shared memory the windows above may take a block, in KiB, 1 to 96 (above 48 only where the
   // GPU lets a block opt in to it; else the first op T product throws): that budget's plan, as
-  // the rule above gives it. 0 (default): at the first op T product the plans with 48, 24 and
-  // (where allowed) 96 KiB and the plain scatter are timed on scratch vectors and the fastest
-  // kept (less shared memory lets more blocks share an SM but covers fewer columns; measured, no
-  // budget wins everywhere). The trial needs (rows + cols) values of scratch; without them, or
+  // the rule above gives it. 0 (default): at the first op T product the plans with 48 and 24 KiB
+  // and the plain scatter are timed on scratch vectors and the fastest kept (less shared memory
+  // lets more blocks share an SM but covers fewer columns; measured, neither wins everywhere, and
+  // 96 KiB lost everywhere). The trial needs (rows + cols) values of scratch; without them, or
   // above 2 GiB, 48 KiB untimed.
   int transpose_window_kib = 0;
   // merge op T: the columns holding the most entries (hubs: power-law graphs) summed in a hash
