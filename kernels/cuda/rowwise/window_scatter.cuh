@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -98,7 +99,6 @@ constexpr std::int64_t kWindowSampleEntries = 16384;
 // time on every band and a trial with it never chose it, so it is no candidate; a caller may ask
 // for it (KernelOptions::transpose_window_kib) where the GPU allows it.
 constexpr int kWindowBudgetsKib[] = {48, 24};
-constexpr int kWindowMaxKib = 96;
 // The trial's scratch (an x of ones and a y) stays below this; larger matrices keep the first
 // budget's plan untimed.
 constexpr std::size_t kWindowTrialMaxScratchBytes = std::size_t(1) << 31;
@@ -124,6 +124,13 @@ class TransposeWindows {
   // mode: KernelOptions::transpose_window (-1 the kernel's choice, 0 off, 1 any band); kib:
   // KernelOptions::transpose_window_kib (0: timed among kWindowBudgetsKib).
   void setup(int mode, int kib, int width, int threads_per_block) {
+    const std::size_t optin = current_device_info().shared_per_block_optin;
+    if (mode != 0 && static_cast<std::size_t>(kib) * 1024 > optin) {
+      const std::string asked = std::to_string(kib), most = std::to_string(optin / 1024);
+      fail(status::unsupported, "op T windows: transpose_window_kib = " + asked +
+                                    " KiB is more than a block of this GPU may take (" + most +
+                                    " KiB)");
+    }
     mode_ = mode;
     kib_ = kib;
     width_ = width;
@@ -163,13 +170,6 @@ class TransposeWindows {
     std::int64_t sampled_rows = 0;
     const std::vector<DiagonalCount> histogram = sample(A, stream, sampled_rows);
     fn_ = window_scatter_fn<V, I, O>(width_);
-    const int optin_kib = static_cast<int>(std::min<std::size_t>(
-        current_device_info().shared_per_block_optin / 1024, std::size_t(kWindowMaxKib)));
-    if (kib_ > optin_kib)
-      fail(status::unsupported,
-           "op T windows: transpose_window_kib = " + std::to_string(kib_) +
-               " KiB is more shared memory than a block of this GPU may take (" +
-               std::to_string(optin_kib) + " KiB)");
     if (kib_ > 48)  // above the default a block must opt in
       HOLA_CUDA_CHECK(
           cudaFuncSetAttribute(fn_, cudaFuncAttributeMaxDynamicSharedMemorySize, kib_ * 1024));
@@ -225,9 +225,9 @@ class TransposeWindows {
   }
 
   // Index of the fastest candidate (an inactive plan: the plain scatter), timed on scratch
-  // vectors: x all ones (a zero product would skip the windows' flush), y of the matrix's
-  // columns. Candidate 0 unless another beats it by kWindowTrialMargin; candidate 0 untimed
-  // when the scratch is too large or cannot be had.
+  // vectors: x all ones and alpha 1 (a zero product would skip the windows' flush), y of the
+  // matrix's columns. Candidate 0 unless another beats it by kWindowTrialMargin; candidate 0
+  // untimed when the scratch is too large or cannot be had.
   template <class PlainScatter>
   std::size_t fastest(const CsrView<V, I, O>& A, const RowArgs<V, I, O>& a,
                       const std::vector<TransposeWindowPlan>& candidates, PlainScatter& plain,
@@ -242,6 +242,7 @@ class TransposeWindows {
       return 0;
     }
     RowArgs<V, I, O> t = a;
+    t.alpha = V(1);  // products of zero would skip the windows' flush
     V* x = scratch->as<V>();
     t.x = x;
     t.y_out = x + A.rows;

@@ -62,7 +62,7 @@ struct KernelOptions {
   // tests).
   int transpose_window = -1;
   // Shared memory the windows above may take a block, in KiB, 1 to 96 (above 48 only where the
-  // GPU lets a block opt in to it; else the first op T product throws): that budget's plan, as
+  // GPU lets a block opt in to it; else setup throws): that budget's plan, as
   // the rule above gives it. 0 (default): at the first op T product the plans with 48 and 24 KiB
   // and the plain scatter are timed on scratch vectors and the fastest kept (less shared memory
   // lets more blocks share an SM but covers fewer columns; measured, neither wins everywhere, and
