@@ -302,7 +302,7 @@ TYPED_TEST(RowwiseTest, TransposeWindows) {
     transpose_once(k);
     EXPECT_EQ(k.kernel->tuning(Op::T), "2 lanes per row");
   }
-  // A smaller shared-memory budget: still windows on the wide band, each within 8 KiB, and right.
+  // A smaller budget: right on both bands, and the square band's windows within 8 KiB.
   KernelOptions small = scatter;
   small.transpose_window_kib = 8;
   check_kernel_on_corpus<DeviceMemory, V, I, O>({large[0], large[1]},

@@ -281,4 +281,16 @@ TEST(TransposeWindows, OffsetsOfASampleLeaveOutRowsBeyondTheCopiedPrefix) {
   EXPECT_EQ(h[3].offset, 8);
 }
 
+// The trial keeps candidate 0 (the 48 KiB plan) unless another is faster by the margin, and then
+// takes the fastest of those.
+TEST(TransposeWindows, TrialWinner) {
+  using hola::cuda::rowwise::window_trial_winner;
+  EXPECT_EQ(window_trial_winner({1.0, 0.98, 1.2}, 1.03), 0u);  // a near-tie keeps the pick
+  EXPECT_EQ(window_trial_winner({1.0, 0.9, 0.95}, 1.03), 1u);
+  EXPECT_EQ(window_trial_winner({1.0, 0.95, 0.8}, 1.03), 2u);  // the plain scatter, last
+  EXPECT_EQ(window_trial_winner({1.0, 0.8, 0.8}, 1.03), 1u);   // ties go to the earlier
+  EXPECT_EQ(window_trial_winner({1.0}, 1.03), 0u);
+  EXPECT_EQ(window_trial_winner({1.0, 0.99}, 0.9), 1u);  // a margin below 1 lets slower ones in
+}
+
 }  // namespace

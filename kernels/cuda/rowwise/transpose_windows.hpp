@@ -272,6 +272,15 @@ inline TransposeWindowPlan balance_tiles(TransposeWindowPlan plan, std::int64_t 
   return plan;
 }
 
+// The trial's verdict (window_scatter.cuh): the index of the fastest of `best_ms` (each
+// candidate's best time), candidate 0 unless another is faster by `margin` (a near-tie keeps 0).
+inline std::size_t window_trial_winner(const std::vector<double>& best_ms, double margin) {
+  std::size_t won = 0;
+  for (std::size_t c = 1; c < best_ms.size(); ++c)
+    if (best_ms[c] * margin < best_ms[0] && best_ms[c] < best_ms[won]) won = c;
+  return won;
+}
+
 // Offsets (col - diagonal_column(row)) of sampled rows of a matrix of `shape_rows` x
 // `shape_cols` (0, 0: square), counted: `row_ptr` holds rows + 1 offsets of the rows starting at
 // `first_row` relative to the first, `cols` their column indices (a prefix of them may be given:

@@ -284,10 +284,7 @@ class TransposeWindows {
       throw;
     }
     for (cudaEvent_t e : events) cudaEventDestroy(e);
-    std::size_t won = 0;
-    for (std::size_t c = 1; c < n; ++c)
-      if (best[c] * kWindowTrialMargin < best[0] && best[c] < best[won]) won = c;
-    return won;
+    return window_trial_winner(best, kWindowTrialMargin);
   }
 
   // Blocks of the window kernel the whole GPU holds at once with `slots` values of shared memory.
