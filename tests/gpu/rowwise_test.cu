@@ -35,6 +35,15 @@ void transpose_once(KernelOnMatrix<DeviceMemory, V, I, O>& k) {
   DeviceMemory::sync();
 }
 
+// Shared-memory values a block of the window kernel holds, from tuning(Op::T) ("..., N columns a
+// tile of R rows"); -1 without windows.
+long window_columns(const std::string& tuning) {
+  const std::size_t end = tuning.find(" columns a tile");
+  if (end == std::string::npos) return -1;
+  const std::size_t begin = tuning.rfind(' ', end - 1) + 1;
+  return std::stol(tuning.substr(begin, end - begin));
+}
+
 // The kernel's workspace after setup and one op T product.
 template <class V, class I, class O>
 std::size_t workspace_after_transpose(const gen::Csr64& A64, KernelFactory<V, I, O> make,
@@ -311,10 +320,9 @@ TYPED_TEST(RowwiseTest, TransposeWindows) {
     KernelOnMatrix<DeviceMemory, V, I, O> k(large[0].A, gpu::make_vector_adaptive<V, I, O>, small,
                                             nullptr);
     transpose_once(k);
-    const std::string t = k.kernel->tuning(Op::T);
-    ASSERT_NE(t.find(" columns a tile"), std::string::npos) << t;
-    const std::size_t end = t.find(" columns a tile"), begin = t.rfind(' ', end - 1) + 1;
-    EXPECT_LE(std::stol(t.substr(begin, end - begin)) * sizeof(V), 8u * 1024) << t;
+    const long columns = window_columns(k.kernel->tuning(Op::T));
+    ASSERT_GT(columns, 0) << k.kernel->tuning(Op::T);
+    EXPECT_LE(columns * sizeof(V), 8u * 1024) << k.kernel->tuning(Op::T);
   }
   for (int bad : {-2, 2, 5}) {
     KernelOptions wrong;
@@ -322,11 +330,25 @@ TYPED_TEST(RowwiseTest, TransposeWindows) {
     EXPECT_THROW((gpu::make_vector_adaptive<V, I, O>(wrong)), hola::error) << bad;
     EXPECT_THROW((gpu::make_vector<V, I, O>(wrong)), hola::error) << bad;
   }
-  // 96 KiB: opted in (H100 / H200 allow 227 KiB a block).
+  // 96 KiB: opted in (H100 / H200 allow 227 KiB a block). The bands above fit in 48 KiB, so a
+  // forced plan on the band of sigma 3 000 (about 36 000 columns wide) makes the block take more.
   KernelOptions large_budget = scatter;
   large_budget.transpose_window_kib = 96;
   check_kernel_on_corpus<DeviceMemory, V, I, O>({large[0], large[1]},
                                                 gpu::make_vector_adaptive<V, I, O>, large_budget);
+  KernelOptions large_forced = forced;
+  large_forced.transpose_window_kib = 96;
+  const NamedMatrix wide_band = {"banded sigma 3000", gen::banded_normal(20000, 9, 3000.0, 4)};
+  check_kernel_on_corpus<DeviceMemory, V, I, O>({wide_band}, gpu::make_vector_adaptive<V, I, O>,
+                                                large_forced);
+  {
+    KernelOnMatrix<DeviceMemory, V, I, O> k(wide_band.A, gpu::make_vector_adaptive<V, I, O>,
+                                            large_forced, nullptr);
+    transpose_once(k);
+    const long columns = window_columns(k.kernel->tuning(Op::T));
+    EXPECT_GT(columns * static_cast<long>(sizeof(V)), 48 * 1024) << k.kernel->tuning(Op::T);
+    EXPECT_LE(columns * static_cast<long>(sizeof(V)), 96 * 1024) << k.kernel->tuning(Op::T);
+  }
   for (int bad : {-1, 97}) {
     KernelOptions wrong;
     wrong.transpose_window_kib = bad;
