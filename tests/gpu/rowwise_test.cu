@@ -331,14 +331,19 @@ TYPED_TEST(RowwiseTest, TransposeWindows) {
     EXPECT_THROW((gpu::make_vector<V, I, O>(wrong)), hola::error) << bad;
   }
   // 96 KiB: opted in (H100 / H200 allow 227 KiB a block). The bands above fit in 48 KiB, so a
-  // forced plan on the band of sigma 3 000 (about 36 000 columns wide) makes the block take more.
+  // forced plan on a wider band makes the block take more: in doubles sigma 1 000, 16 a row (one
+  // window of about 8 000 columns, 63 KiB), in floats sigma 3 000, 9 a row (about 21 700 columns,
+  // 85 KiB). A double plan on the float's band keeps only bands that fit a 256-row tile and takes
+  // a few hundred columns (the sampler's plan, replayed on the host, and run A of session 22).
   KernelOptions large_budget = scatter;
   large_budget.transpose_window_kib = 96;
   check_kernel_on_corpus<DeviceMemory, V, I, O>({large[0], large[1]},
                                                 gpu::make_vector_adaptive<V, I, O>, large_budget);
   KernelOptions large_forced = forced;
   large_forced.transpose_window_kib = 96;
-  const NamedMatrix wide_band = {"banded sigma 3000", gen::banded_normal(20000, 9, 3000.0, 4)};
+  const NamedMatrix wide_band =
+      sizeof(V) == 8 ? NamedMatrix{"banded sigma 1000", gen::banded_normal(20000, 16, 1000.0, 4)}
+                     : NamedMatrix{"banded sigma 3000", gen::banded_normal(20000, 9, 3000.0, 4)};
   check_kernel_on_corpus<DeviceMemory, V, I, O>({wide_band}, gpu::make_vector_adaptive<V, I, O>,
                                                 large_forced);
   {

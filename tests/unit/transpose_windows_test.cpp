@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <map>
 #include <random>
 #include <vector>
 
@@ -19,6 +21,7 @@ using hola::cuda::rowwise::plan_transpose_windows;
 using hola::cuda::rowwise::plan_windows_for_tile;
 using hola::cuda::rowwise::TransposeWindowLimits;
 using hola::cuda::rowwise::TransposeWindowPlan;
+using hola::cuda::rowwise::windows_possible;
 
 // Every sampled row has one entry on each offset.
 std::vector<DiagonalCount> diagonals(const std::vector<std::int64_t>& offsets, std::int64_t rows) {
@@ -279,6 +282,99 @@ TEST(TransposeWindows, OffsetsOfASampleLeaveOutRowsBeyondTheCopiedPrefix) {
   EXPECT_EQ(h[0].offset, 0);
   EXPECT_EQ(h[0].count, 2);
   EXPECT_EQ(h[3].offset, 8);
+}
+
+// count_offsets (a radix sort) against a map, on ranges of one to 64 bits, negative offsets, and
+// the extremes of int64.
+TEST(TransposeWindows, CountOffsetsMatchesAMap) {
+  std::mt19937_64 rng(21);
+  const std::int64_t lowest = std::numeric_limits<std::int64_t>::min();
+  const std::int64_t highest = std::numeric_limits<std::int64_t>::max();
+  std::vector<std::vector<std::int64_t>> cases = {
+      {}, {-7}, {5, 5, 5}, {highest, lowest, 0, lowest}};
+  for (std::int64_t span : {std::int64_t(3), std::int64_t(2047), std::int64_t(2048),
+                            std::int64_t(1) << 22, std::int64_t(1) << 40, highest}) {
+    std::uniform_int_distribution<std::int64_t> pick(-span, span);
+    std::vector<std::int64_t> v(5000);
+    for (std::int64_t& o : v) o = pick(rng);
+    cases.push_back(v);
+  }
+  for (const auto& offsets : cases) {
+    std::map<std::int64_t, std::int64_t> expected;
+    for (std::int64_t o : offsets) ++expected[o];
+    const auto h = count_offsets(offsets);
+    ASSERT_EQ(h.size(), expected.size());
+    std::size_t i = 0;
+    for (const auto& [offset, count] : expected) {
+      EXPECT_EQ(h[i].offset, offset);
+      EXPECT_EQ(h[i].count, count);
+      ++i;
+    }
+  }
+}
+
+// The quick test before a plan is necessary: wherever it says no window is possible, no tile
+// size allowed gives a plan (checked on bands of every density and width, stencils, random
+// columns, mixtures, square and rectangular shapes, both precisions' slots); and it does say so
+// on stencils and random columns, the cases it is for.
+TEST(TransposeWindows, WindowsPossibleIsNecessary) {
+  std::mt19937_64 rng(33);
+  struct Sample {
+    std::vector<DiagonalCount> h;
+    std::int64_t rows;
+  };
+  std::vector<Sample> samples;
+  const std::int64_t rows = 2048;
+  for (double sigma : {2.0, 30.0, 300.0, 1000.0, 3000.0, 10000.0, 40000.0})
+    for (int per_row : {3, 9, 22, 40}) {
+      std::normal_distribution<double> normal(0.0, sigma);
+      std::vector<std::int64_t> all;
+      for (std::int64_t i = 0; i < rows * per_row; ++i) all.push_back(std::llround(normal(rng)));
+      samples.push_back({count_offsets(all), rows});
+      // The same band beside three diagonals far away (a stencil plus a band).
+      for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t d : {-200000, 0, 200000}) all.push_back(d);
+      samples.push_back({count_offsets(all), rows});
+    }
+  const std::int64_t n = 128;
+  samples.push_back({diagonals({-n * n, -n, -1, 0, 1, n, n * n}, rows), rows});
+  std::vector<std::int64_t> stencil27;
+  for (std::int64_t z : {-n * n, std::int64_t(0), n * n})
+    for (std::int64_t y : {-n, std::int64_t(0), n})
+      for (std::int64_t x : {-1, 0, 1}) stencil27.push_back(z + y + x);
+  samples.push_back({diagonals(stencil27, rows), rows});
+  std::uniform_int_distribution<std::int64_t> col(0, 1 << 20);
+  std::vector<std::int64_t> random;
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (int j = 0; j < 22; ++j) random.push_back(col(rng) - r);
+  samples.push_back({count_offsets(random), rows});
+
+  int ruled_out = 0;
+  for (const Sample& s : samples)
+    for (int slots : {6144, 12288, 24576})
+      for (std::int64_t shape_cols :
+           {std::int64_t(0), std::int64_t(1) << 18, std::int64_t(1) << 23}) {
+        TransposeWindowLimits l = double_limits(4096);
+        l.max_slots = slots;
+        if (shape_cols > 0) {
+          l.rows = std::int64_t(1) << 21;
+          l.cols = shape_cols;
+        }
+        if (windows_possible(s.h, s.rows, l)) continue;
+        ++ruled_out;
+        for (std::int64_t r = l.min_tile_rows; r <= l.max_tile_rows; r *= 2)
+          EXPECT_FALSE(plan_windows_for_tile(s.h, s.rows, r, l).active())
+              << "tile " << r << ", slots " << slots << ", columns " << shape_cols;
+      }
+  EXPECT_GT(ruled_out, 0);
+  const TransposeWindowLimits l = double_limits(4096);
+  EXPECT_FALSE(windows_possible(samples[samples.size() - 3].h, rows, l));  // 7-point
+  EXPECT_FALSE(windows_possible(samples[samples.size() - 2].h, rows, l));  // 27-point
+  EXPECT_FALSE(windows_possible(samples.back().h, rows, l));               // random columns
+  EXPECT_TRUE(windows_possible(samples[3 * 8 + 2 * 2].h, rows, l));        // sigma 1 000, 22 a row
+  TransposeWindowLimits any = l;
+  any.any_band = true;
+  EXPECT_TRUE(windows_possible(samples.back().h, rows, any));  // tests plan every band
 }
 
 // The trial keeps candidate 0 (the 48 KiB plan) unless another is faster by the margin, and then

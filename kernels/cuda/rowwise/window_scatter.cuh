@@ -320,10 +320,13 @@ class TransposeWindows {
     }
     HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
     std::vector<std::int64_t> offsets;
+    std::size_t entries = 0;
+    for (const auto& c : cols) entries += c.size();
+    offsets.reserve(entries);
     sampled_rows = 0;
     for (int t = 0; t < tiles; ++t)
       sampled_rows += add_diagonal_offsets(row_ptr[t], cols[t], first[t], offsets, A.rows, A.cols);
-    return count_offsets(std::move(offsets));
+    return count_offsets(offsets);
   }
 
   int mode_ = -1;
