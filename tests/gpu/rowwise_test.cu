@@ -361,6 +361,35 @@ TYPED_TEST(RowwiseTest, TransposeWindows) {
   }
 }
 
+// The window plan's sample counted on the GPU equals the host's count of the same rows: square,
+// tall and wide bands, runs whose entries pass the cap (a band of 80 a row, a row of 50 000),
+// empty rows, a matrix smaller than one run.
+TYPED_TEST(RowwiseTest, WindowPlanSampleOnTheGpu) {
+  HOLA_TYPES;
+  const std::vector<NamedMatrix> matrices = {
+      {"banded sigma 300", gen::banded_normal(300000, 22, 300.0, 5)},
+      {"band of 80 a row", gen::banded_normal(100000, 80, 1000.0, 11)},
+      {"tall band 8:1", gen::banded_normal(1 << 19, 1 << 16, 12, 100.0, 6)},
+      {"wide band 1:3", gen::banded_normal(1 << 16, 3 << 16, 8, 500.0, 7)},
+      {"circuit", gen::circuit(200000, 8, 0.3, 8, 30000)},
+      {"poisson 40^3", gen::poisson3d(40, 40, 40)},
+      {"100 rows", gen::banded_normal(100, 5, 3.0, 9)},
+      // Row 26 540 lies in the ninth run (rows 26 530-26 785) and holds every entry.
+      {"one full row", gen::one_full_row(50000, 50000, 26540, 10)},
+  };
+  for (const NamedMatrix& m : matrices) {
+    SCOPED_TRACE(m.name);
+    PlacedMatrix<DeviceMemory, V, I, O> M(m.A);
+    std::int64_t gpu_rows = -1, host_rows = -1;
+    const auto on_gpu = gpu::window_plan_sample<V, I, O>(M.view(), true, gpu_rows, nullptr);
+    const auto on_host = gpu::window_plan_sample<V, I, O>(M.view(), false, host_rows, nullptr);
+    EXPECT_GT(host_rows, 0);
+    EXPECT_EQ(gpu_rows, host_rows);
+    EXPECT_FALSE(on_host.empty());
+    EXPECT_EQ(on_gpu, on_host);
+  }
+}
+
 TYPED_TEST(RowwiseTest, BlockSizes) {
   HOLA_TYPES;
   for (int threads : {32, 1024}) {

@@ -236,11 +236,29 @@ SpmvKernelPtr<V, I, O> make_vector_adaptive_forced(const KernelOptions& options,
       options, "vector_adaptive_" + std::to_string(lanes_per_row), lanes_per_row);
 }
 
+template <class V, class I, class O>
+std::vector<std::pair<std::int64_t, std::int64_t>> window_plan_sample(const CsrView<V, I, O>& A,
+                                                                      bool on_gpu,
+                                                                      std::int64_t& sampled_rows,
+                                                                      void* stream) {
+  const cudaStream_t s = cuda::as_stream(stream);
+  std::vector<cuda::rowwise::DiagonalCount> h;
+  sampled_rows = 0;
+  if (A.rows > 0 && !(on_gpu && cuda::rowwise::sample_on_gpu(A, s, sampled_rows, h)))
+    h = cuda::rowwise::sample_on_host(A, s, sampled_rows);
+  std::vector<std::pair<std::int64_t, std::int64_t>> counts;
+  for (const auto& d : h) counts.emplace_back(d.offset, d.count);
+  return counts;
+}
+
 }  // namespace hola::gpu
 
-// Explicit instantiation of the four factories for one type combination (inside hola::gpu).
-#define HOLA_ROWWISE_INSTANTIATE(V, I, O)                                              \
-  template SpmvKernelPtr<V, I, O> make_scalar<V, I, O>(const KernelOptions&);          \
-  template SpmvKernelPtr<V, I, O> make_vector<V, I, O>(const KernelOptions&);          \
-  template SpmvKernelPtr<V, I, O> make_vector_adaptive<V, I, O>(const KernelOptions&); \
-  template SpmvKernelPtr<V, I, O> make_vector_adaptive_forced<V, I, O>(const KernelOptions&, int);
+// Explicit instantiation of the four factories and the window plan's sample for one type
+// combination (inside hola::gpu).
+#define HOLA_ROWWISE_INSTANTIATE(V, I, O)                                                          \
+  template SpmvKernelPtr<V, I, O> make_scalar<V, I, O>(const KernelOptions&);                      \
+  template SpmvKernelPtr<V, I, O> make_vector<V, I, O>(const KernelOptions&);                      \
+  template SpmvKernelPtr<V, I, O> make_vector_adaptive<V, I, O>(const KernelOptions&);             \
+  template SpmvKernelPtr<V, I, O> make_vector_adaptive_forced<V, I, O>(const KernelOptions&, int); \
+  template std::vector<std::pair<std::int64_t, std::int64_t>> window_plan_sample<V, I, O>(         \
+      const CsrView<V, I, O>&, bool, std::int64_t&, void*);

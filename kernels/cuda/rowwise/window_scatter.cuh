@@ -14,6 +14,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <cub/cub.cuh>
+
 #include "hola/gpu_kernels.hpp"
 
 #include "rowwise/row_common.cuh"
@@ -84,10 +86,158 @@ WindowScatterFn<V, I, O> window_scatter_fn(int width) {
 }
 
 // Sampled rows: kWindowSampleTiles runs of kWindowSampleRows rows spread over the matrix, at most
-// kWindowSampleEntries entries of each copied to the host.
+// the first kWindowSampleEntries entries of each.
 constexpr int kWindowSampleTiles = 16;
 constexpr std::int64_t kWindowSampleRows = 256;
 constexpr std::int64_t kWindowSampleEntries = 16384;
+
+// The sample's tiles: where each run of rows starts.
+struct SampleTiles {
+  std::int64_t first[kWindowSampleTiles];
+  int count;
+  std::int64_t rows;  // rows a run
+};
+
+// Above every diagonal offset (col - diagonal < cols <= 2^63 - 1): the slots of the sample that
+// hold no entry.
+constexpr std::int64_t kNoOffset = std::numeric_limits<std::int64_t>::max();
+
+// One block a run of rows: the diagonal offsets of its first kWindowSampleEntries entries into
+// its own kWindowSampleEntries slots, rows wholly inside them counted (as add_diagonal_offsets
+// does on the host).
+template <class I, class O>
+__global__ void sample_offsets_kernel(const O* row_ptr, const I* col_idx, std::int64_t rows,
+                                      std::int64_t cols, SampleTiles tiles, std::int64_t* offsets,
+                                      unsigned long long* counted) {
+  std::int64_t* out = offsets + static_cast<std::int64_t>(blockIdx.x) * kWindowSampleEntries;
+  for (std::int64_t i = threadIdx.x; i < kWindowSampleEntries; i += blockDim.x) out[i] = kNoOffset;
+  __syncthreads();
+  const std::int64_t first = tiles.first[blockIdx.x];
+  const std::int64_t base = static_cast<std::int64_t>(row_ptr[first]);
+  const std::int64_t stored = static_cast<std::int64_t>(row_ptr[first + tiles.rows]) - base;
+  const std::int64_t available = stored < kWindowSampleEntries ? stored : kWindowSampleEntries;
+  unsigned long long mine = 0;
+  for (std::int64_t r = threadIdx.x; r < tiles.rows; r += blockDim.x) {
+    const std::int64_t begin = static_cast<std::int64_t>(row_ptr[first + r]) - base;
+    const std::int64_t end = static_cast<std::int64_t>(row_ptr[first + r + 1]) - base;
+    if (end > available) continue;
+    const std::int64_t diagonal = diagonal_column(first + r, rows, cols);
+    for (std::int64_t j = begin; j < end; ++j)
+      out[j] = static_cast<std::int64_t>(col_idx[base + j]) - diagonal;
+    ++mine;
+  }
+  if (mine > 0) atomicAdd(counted, mine);
+}
+
+// Where the sampled runs start: kWindowSampleTiles runs spread evenly, or one run of the whole
+// matrix when it has at most kWindowSampleRows rows.
+inline SampleTiles sample_tiles(std::int64_t rows) {
+  SampleTiles t{};
+  t.rows = std::min<std::int64_t>(kWindowSampleRows, rows);
+  t.count = rows <= t.rows ? 1 : kWindowSampleTiles;
+  for (int k = 0; k < t.count; ++k)
+    t.first[k] = t.count == 1 ? 0 : (rows - t.rows) * k / (t.count - 1);
+  return t;
+}
+
+// The sample counted on the host: its row offsets and column indices copied over.
+template <class V, class I, class O>
+std::vector<DiagonalCount> sample_on_host(const CsrView<V, I, O>& A, cudaStream_t stream,
+                                          std::int64_t& sampled_rows) {
+  const SampleTiles t = sample_tiles(A.rows);
+  const auto tiles = static_cast<std::size_t>(t.count);
+  std::vector<std::vector<O>> row_ptr(tiles, std::vector<O>(static_cast<std::size_t>(t.rows + 1)));
+  for (std::size_t k = 0; k < tiles; ++k)
+    HOLA_CUDA_CHECK(cudaMemcpyAsync(row_ptr[k].data(), A.row_ptr + t.first[k],
+                                    (t.rows + 1) * sizeof(O), cudaMemcpyDeviceToHost, stream));
+  HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<std::vector<I>> cols(tiles);
+  for (std::size_t k = 0; k < tiles; ++k) {
+    const std::int64_t begin = static_cast<std::int64_t>(row_ptr[k].front());
+    const std::int64_t count = std::min<std::int64_t>(
+        kWindowSampleEntries, static_cast<std::int64_t>(row_ptr[k].back()) - begin);
+    if (count <= 0) continue;
+    cols[k].resize(static_cast<std::size_t>(count));
+    HOLA_CUDA_CHECK(cudaMemcpyAsync(cols[k].data(), A.col_idx + begin, count * sizeof(I),
+                                    cudaMemcpyDeviceToHost, stream));
+  }
+  HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<std::int64_t> offsets;
+  std::size_t entries = 0;
+  for (const auto& c : cols) entries += c.size();
+  offsets.reserve(entries);
+  sampled_rows = 0;
+  for (std::size_t k = 0; k < tiles; ++k)
+    sampled_rows += add_diagonal_offsets(row_ptr[k], cols[k], t.first[k], offsets, A.rows, A.cols);
+  return count_offsets(offsets);
+}
+
+// The sample counted on the GPU (CUB's radix sort and run-length encoding), only the counts
+// copied back: the host's copies and count took 1-2 ms of a first op T on an H200 (run B of
+// bench/results/2026-11-29-session22/). False when no scratch memory could be had.
+template <class V, class I, class O>
+bool sample_on_gpu(const CsrView<V, I, O>& A, cudaStream_t stream, std::int64_t& sampled_rows,
+                   std::vector<DiagonalCount>& histogram) {
+  const SampleTiles t = sample_tiles(A.rows);
+  const std::int64_t n = t.count * kWindowSampleEntries;
+  std::size_t sort_bytes = 0, encode_bytes = 0;
+  HOLA_CUDA_CHECK(
+      cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, static_cast<const std::int64_t*>(nullptr),
+                                     static_cast<std::int64_t*>(nullptr), n, 0, 64, stream));
+  HOLA_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(
+      nullptr, encode_bytes, static_cast<const std::int64_t*>(nullptr),
+      static_cast<std::int64_t*>(nullptr), static_cast<int*>(nullptr), static_cast<int*>(nullptr),
+      n, stream));
+  const std::size_t temp_bytes = (std::max(sort_bytes, encode_bytes) + 255) / 256 * 256;
+  // keys, sorted keys, runs' offsets (n each, 8 bytes), runs' counts (n, 4 bytes), then the run
+  // count and the rows counted.
+  const std::size_t arrays = static_cast<std::size_t>(n) * (3 * 8 + 4);
+  std::unique_ptr<StreamScratch> scratch;
+  try {
+    scratch = std::make_unique<StreamScratch>(temp_bytes + arrays + 64, stream);
+  } catch (const hola::error&) {
+    cudaGetLastError();  // the failed allocation
+    return false;
+  }
+  char* p = scratch->as<char>();
+  void* temp = p;
+  auto* keys = reinterpret_cast<std::int64_t*>(p + temp_bytes);
+  std::int64_t* sorted = keys + n;
+  std::int64_t* run_offsets = sorted + n;
+  auto* run_counts = reinterpret_cast<int*>(run_offsets + n);
+  auto* totals = reinterpret_cast<unsigned long long*>(p + temp_bytes + arrays);  // rows counted
+  auto* runs = reinterpret_cast<int*>(totals + 1);
+  HOLA_CUDA_CHECK(cudaMemsetAsync(totals, 0, sizeof(unsigned long long), stream));
+  sample_offsets_kernel<I, O><<<static_cast<unsigned>(t.count), 256, 0, stream>>>(
+      A.row_ptr, A.col_idx, A.rows, A.cols, t, keys, totals);
+  HOLA_CUDA_CHECK_LAUNCH("sample_offsets_kernel");
+  HOLA_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, sort_bytes, keys, sorted, n, 0, 64, stream));
+  HOLA_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(temp, encode_bytes, sorted, run_offsets,
+                                                     run_counts, runs, n, stream));
+  struct {
+    unsigned long long rows;
+    int runs;
+  } head{};
+  HOLA_CUDA_CHECK(
+      cudaMemcpyAsync(&head.rows, totals, sizeof head.rows, cudaMemcpyDeviceToHost, stream));
+  HOLA_CUDA_CHECK(
+      cudaMemcpyAsync(&head.runs, runs, sizeof head.runs, cudaMemcpyDeviceToHost, stream));
+  HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<std::int64_t> offset(static_cast<std::size_t>(head.runs));
+  std::vector<int> count(static_cast<std::size_t>(head.runs));
+  if (head.runs > 0) {
+    HOLA_CUDA_CHECK(cudaMemcpyAsync(offset.data(), run_offsets, head.runs * sizeof(std::int64_t),
+                                    cudaMemcpyDeviceToHost, stream));
+    HOLA_CUDA_CHECK(cudaMemcpyAsync(count.data(), run_counts, head.runs * sizeof(int),
+                                    cudaMemcpyDeviceToHost, stream));
+    HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  histogram.clear();
+  for (std::size_t k = 0; k < offset.size(); ++k)
+    if (offset[k] != kNoOffset) histogram.push_back({offset[k], count[k]});
+  sampled_rows = static_cast<std::int64_t>(head.rows);
+  return true;
+}
 
 // The windows' shared memory, KiB, when the kernel chooses: each budget's plan is timed against
 // the others and the plain scatter at the first op T. 48 KiB: the most a block takes without
@@ -297,36 +447,9 @@ class TransposeWindows {
 
   static std::vector<DiagonalCount> sample(const CsrView<V, I, O>& A, cudaStream_t stream,
                                            std::int64_t& sampled_rows) {
-    const std::int64_t n = std::min<std::int64_t>(kWindowSampleRows, A.rows);
-    const int tiles = A.rows <= n ? 1 : kWindowSampleTiles;
-    std::vector<std::int64_t> first(static_cast<std::size_t>(tiles));
-    std::vector<std::vector<O>> row_ptr(static_cast<std::size_t>(tiles),
-                                        std::vector<O>(static_cast<std::size_t>(n + 1)));
-    for (int t = 0; t < tiles; ++t) {
-      first[t] = tiles == 1 ? 0 : (A.rows - n) * t / (tiles - 1);
-      HOLA_CUDA_CHECK(cudaMemcpyAsync(row_ptr[t].data(), A.row_ptr + first[t], (n + 1) * sizeof(O),
-                                      cudaMemcpyDeviceToHost, stream));
-    }
-    HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::vector<std::vector<I>> cols(static_cast<std::size_t>(tiles));
-    for (int t = 0; t < tiles; ++t) {
-      const std::int64_t begin = static_cast<std::int64_t>(row_ptr[t].front());
-      const std::int64_t count = std::min<std::int64_t>(
-          kWindowSampleEntries, static_cast<std::int64_t>(row_ptr[t].back()) - begin);
-      if (count <= 0) continue;
-      cols[t].resize(static_cast<std::size_t>(count));
-      HOLA_CUDA_CHECK(cudaMemcpyAsync(cols[t].data(), A.col_idx + begin, count * sizeof(I),
-                                      cudaMemcpyDeviceToHost, stream));
-    }
-    HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::vector<std::int64_t> offsets;
-    std::size_t entries = 0;
-    for (const auto& c : cols) entries += c.size();
-    offsets.reserve(entries);
-    sampled_rows = 0;
-    for (int t = 0; t < tiles; ++t)
-      sampled_rows += add_diagonal_offsets(row_ptr[t], cols[t], first[t], offsets, A.rows, A.cols);
-    return count_offsets(offsets);
+    std::vector<DiagonalCount> histogram;
+    if (sample_on_gpu(A, stream, sampled_rows, histogram)) return histogram;
+    return sample_on_host(A, stream, sampled_rows);
   }
 
   int mode_ = -1;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hola/spmv_kernel.hpp"
@@ -57,6 +58,16 @@ SpmvKernelPtr<V, I, O> make_light_forced(const KernelOptions& options,
 // row length, as make_vector_adaptive).
 template <class V, class I, class O>
 SpmvKernelPtr<V, I, O> make_vector_adaptive_forced(const KernelOptions& options, int lanes_per_row);
+// The sample that op T's window plan of the vector kernels reads (kernels/cuda/rowwise/
+// window_scatter.cuh): diagonal offsets (column less the row's diagonal column) of runs of rows
+// spread over A, counted and sorted by offset, and the rows sampled. `on_gpu`: counted on the GPU
+// (what the kernels do), else copied to the host and counted there (their fallback when no
+// scratch memory is left). For tests: the two must agree. A is device memory.
+template <class V, class I, class O>
+std::vector<std::pair<std::int64_t, std::int64_t>> window_plan_sample(const CsrView<V, I, O>& A,
+                                                                      bool on_gpu,
+                                                                      std::int64_t& sampled_rows,
+                                                                      void* stream);
 
 // How long a setup-time race of kernels runs: one untimed apply of each (module loading, first
 // touch), one timed apply of each to size the rounds, then `rounds` rounds that each time a
