@@ -14,8 +14,6 @@
 #include <type_traits>
 #include <vector>
 
-#include <cub/cub.cuh>
-
 #include "hola/gpu_kernels.hpp"
 
 #include "rowwise/row_common.cuh"
@@ -99,23 +97,38 @@ struct SampleTiles {
 };
 
 // Above every diagonal offset (col - diagonal < cols <= 2^63 - 1): the slots of the sample that
-// hold no entry.
+// hold no entry (a row past a run's kWindowSampleEntries).
 constexpr std::int64_t kNoOffset = std::numeric_limits<std::int64_t>::max();
 
-// One block a run of rows: the diagonal offsets of its first kWindowSampleEntries entries into
-// its own kWindowSampleEntries slots, rows wholly inside them counted (as add_diagonal_offsets
-// does on the host).
+// One block a run of rows: the diagonal offsets of its first kWindowSampleEntries entries, the
+// runs one after the other in `offsets` (each block adds up the runs before its own), rows
+// wholly inside a run's entries counted as add_diagonal_offsets counts them on the host.
+// head[0]: the offsets written (kNoOffset included); head[1] (zeroed before): the rows counted.
 template <class I, class O>
 __global__ void sample_offsets_kernel(const O* row_ptr, const I* col_idx, std::int64_t rows,
                                       std::int64_t cols, SampleTiles tiles, std::int64_t* offsets,
-                                      unsigned long long* counted) {
-  std::int64_t* out = offsets + static_cast<std::int64_t>(blockIdx.x) * kWindowSampleEntries;
-  for (std::int64_t i = threadIdx.x; i < kWindowSampleEntries; i += blockDim.x) out[i] = kNoOffset;
+                                      unsigned long long* head) {
+  __shared__ std::int64_t start, available;
+  if (threadIdx.x == 0) {
+    std::int64_t before = 0;
+    for (int k = 0; k < tiles.count; ++k) {
+      const std::int64_t stored = static_cast<std::int64_t>(row_ptr[tiles.first[k] + tiles.rows]) -
+                                  static_cast<std::int64_t>(row_ptr[tiles.first[k]]);
+      const std::int64_t taken = stored < kWindowSampleEntries ? stored : kWindowSampleEntries;
+      if (k == static_cast<int>(blockIdx.x)) {
+        start = before;
+        available = taken;
+      }
+      before += taken;
+    }
+    if (blockIdx.x == 0) head[0] = static_cast<unsigned long long>(before);
+  }
+  __syncthreads();
+  std::int64_t* out = offsets + start;
+  for (std::int64_t i = threadIdx.x; i < available; i += blockDim.x) out[i] = kNoOffset;
   __syncthreads();
   const std::int64_t first = tiles.first[blockIdx.x];
   const std::int64_t base = static_cast<std::int64_t>(row_ptr[first]);
-  const std::int64_t stored = static_cast<std::int64_t>(row_ptr[first + tiles.rows]) - base;
-  const std::int64_t available = stored < kWindowSampleEntries ? stored : kWindowSampleEntries;
   unsigned long long mine = 0;
   for (std::int64_t r = threadIdx.x; r < tiles.rows; r += blockDim.x) {
     const std::int64_t begin = static_cast<std::int64_t>(row_ptr[first + r]) - base;
@@ -126,7 +139,7 @@ __global__ void sample_offsets_kernel(const O* row_ptr, const I* col_idx, std::i
       out[j] = static_cast<std::int64_t>(col_idx[base + j]) - diagonal;
     ++mine;
   }
-  if (mine > 0) atomicAdd(counted, mine);
+  if (mine > 0) atomicAdd(head + 1, mine);
 }
 
 // Where the sampled runs start: kWindowSampleTiles runs spread evenly, or one run of the whole
@@ -172,70 +185,41 @@ std::vector<DiagonalCount> sample_on_host(const CsrView<V, I, O>& A, cudaStream_
   return count_offsets(offsets);
 }
 
-// The sample counted on the GPU (CUB's radix sort and run-length encoding), only the counts
-// copied back: the host's copies and count took 1-2 ms of a first op T on an H200 (run B of
-// bench/results/2026-11-29-session22/). False when no scratch memory could be had.
+// The sample's offsets computed on the GPU and copied back in one piece, then counted on the
+// host: on an H200 the host's own copies (two a run) and offsets had cost 1-2 ms of a first op T
+// (run B of bench/results/2026-11-29-session22/). Sorting and counting on the GPU as well (CUB)
+// cost less a structure but about 20 ms at a process's first op T (run C there). False when no
+// scratch memory could be had.
 template <class V, class I, class O>
 bool sample_on_gpu(const CsrView<V, I, O>& A, cudaStream_t stream, std::int64_t& sampled_rows,
                    std::vector<DiagonalCount>& histogram) {
   const SampleTiles t = sample_tiles(A.rows);
-  const std::int64_t n = t.count * kWindowSampleEntries;
-  std::size_t sort_bytes = 0, encode_bytes = 0;
-  HOLA_CUDA_CHECK(
-      cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, static_cast<const std::int64_t*>(nullptr),
-                                     static_cast<std::int64_t*>(nullptr), n, 0, 64, stream));
-  HOLA_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(
-      nullptr, encode_bytes, static_cast<const std::int64_t*>(nullptr),
-      static_cast<std::int64_t*>(nullptr), static_cast<int*>(nullptr), static_cast<int*>(nullptr),
-      n, stream));
-  const std::size_t temp_bytes = (std::max(sort_bytes, encode_bytes) + 255) / 256 * 256;
-  // keys, sorted keys, runs' offsets (n each, 8 bytes), runs' counts (n, 4 bytes), then the run
-  // count and the rows counted.
-  const std::size_t arrays = static_cast<std::size_t>(n) * (3 * 8 + 4);
+  const std::size_t slots = static_cast<std::size_t>(t.count) * kWindowSampleEntries;
   std::unique_ptr<StreamScratch> scratch;
   try {
-    scratch = std::make_unique<StreamScratch>(temp_bytes + arrays + 64, stream);
+    scratch = std::make_unique<StreamScratch>((2 + slots) * sizeof(std::int64_t), stream);
   } catch (const hola::error&) {
     cudaGetLastError();  // the failed allocation
     return false;
   }
-  char* p = scratch->as<char>();
-  void* temp = p;
-  auto* keys = reinterpret_cast<std::int64_t*>(p + temp_bytes);
-  std::int64_t* sorted = keys + n;
-  std::int64_t* run_offsets = sorted + n;
-  auto* run_counts = reinterpret_cast<int*>(run_offsets + n);
-  auto* totals = reinterpret_cast<unsigned long long*>(p + temp_bytes + arrays);  // rows counted
-  auto* runs = reinterpret_cast<int*>(totals + 1);
-  HOLA_CUDA_CHECK(cudaMemsetAsync(totals, 0, sizeof(unsigned long long), stream));
+  auto* head = scratch->as<unsigned long long>();
+  auto* offsets = reinterpret_cast<std::int64_t*>(head + 2);
+  HOLA_CUDA_CHECK(cudaMemsetAsync(head + 1, 0, sizeof(unsigned long long), stream));
   sample_offsets_kernel<I, O><<<static_cast<unsigned>(t.count), 256, 0, stream>>>(
-      A.row_ptr, A.col_idx, A.rows, A.cols, t, keys, totals);
+      A.row_ptr, A.col_idx, A.rows, A.cols, t, offsets, head);
   HOLA_CUDA_CHECK_LAUNCH("sample_offsets_kernel");
-  HOLA_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, sort_bytes, keys, sorted, n, 0, 64, stream));
-  HOLA_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(temp, encode_bytes, sorted, run_offsets,
-                                                     run_counts, runs, n, stream));
-  struct {
-    unsigned long long rows;
-    int runs;
-  } head{};
-  HOLA_CUDA_CHECK(
-      cudaMemcpyAsync(&head.rows, totals, sizeof head.rows, cudaMemcpyDeviceToHost, stream));
-  HOLA_CUDA_CHECK(
-      cudaMemcpyAsync(&head.runs, runs, sizeof head.runs, cudaMemcpyDeviceToHost, stream));
+  unsigned long long counts[2] = {0, 0};
+  HOLA_CUDA_CHECK(cudaMemcpyAsync(counts, head, sizeof counts, cudaMemcpyDeviceToHost, stream));
   HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::vector<std::int64_t> offset(static_cast<std::size_t>(head.runs));
-  std::vector<int> count(static_cast<std::size_t>(head.runs));
-  if (head.runs > 0) {
-    HOLA_CUDA_CHECK(cudaMemcpyAsync(offset.data(), run_offsets, head.runs * sizeof(std::int64_t),
-                                    cudaMemcpyDeviceToHost, stream));
-    HOLA_CUDA_CHECK(cudaMemcpyAsync(count.data(), run_counts, head.runs * sizeof(int),
+  std::vector<std::int64_t> sample(static_cast<std::size_t>(counts[0]));
+  if (!sample.empty()) {
+    HOLA_CUDA_CHECK(cudaMemcpyAsync(sample.data(), offsets, sample.size() * sizeof(std::int64_t),
                                     cudaMemcpyDeviceToHost, stream));
     HOLA_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
-  histogram.clear();
-  for (std::size_t k = 0; k < offset.size(); ++k)
-    if (offset[k] != kNoOffset) histogram.push_back({offset[k], count[k]});
-  sampled_rows = static_cast<std::int64_t>(head.rows);
+  sample.erase(std::remove(sample.begin(), sample.end(), kNoOffset), sample.end());
+  histogram = count_offsets(sample);
+  sampled_rows = static_cast<std::int64_t>(counts[1]);
   return true;
 }
 
