@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "../../kernels/cuda/rowwise/transpose_windows.hpp"
@@ -313,44 +314,54 @@ TEST(TransposeWindows, CountOffsetsMatchesAMap) {
   }
 }
 
-// The quick test before a plan is necessary: wherever it says no window is possible, no tile
-// size allowed gives a plan (checked on bands of every density and width, stencils, random
-// columns, mixtures, square and rectangular shapes, both precisions' slots); and it does say so
-// on stencils and random columns, the cases it is for.
+// The test before a plan is necessary: wherever it says no window is possible, no tile size
+// allowed gives a plan. Checked on bands of normal and of uniform spread at densities around the
+// plans' threshold (where a test a little too strict would rule out a plan), bands beside far
+// diagonals, stencils and random columns, square and rectangular shapes, both precisions' slots.
+// And it does rule out stencils, random columns and a band too wide for any window, the cases it
+// is for.
 TEST(TransposeWindows, WindowsPossibleIsNecessary) {
   std::mt19937_64 rng(33);
-  struct Sample {
-    std::vector<DiagonalCount> h;
-    std::int64_t rows;
-  };
-  std::vector<Sample> samples;
   const std::int64_t rows = 2048;
+  std::map<std::string, std::vector<DiagonalCount>> samples;
+  auto add_band = [&](const std::string& name, auto&& draw, int per_row) {
+    std::vector<std::int64_t> all;
+    for (std::int64_t i = 0; i < rows * per_row; ++i) all.push_back(draw());
+    samples[name] = count_offsets(all);
+    // The same band beside three diagonals far away (a stencil plus a band).
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t d : {-200000, 0, 200000}) all.push_back(d);
+    samples[name + " + diagonals"] = count_offsets(all);
+  };
   for (double sigma : {2.0, 30.0, 300.0, 1000.0, 3000.0, 10000.0, 40000.0})
-    for (int per_row : {3, 9, 22, 40}) {
+    for (int per_row : {1, 2, 3, 4, 6, 9, 14, 22, 40}) {
       std::normal_distribution<double> normal(0.0, sigma);
-      std::vector<std::int64_t> all;
-      for (std::int64_t i = 0; i < rows * per_row; ++i) all.push_back(std::llround(normal(rng)));
-      samples.push_back({count_offsets(all), rows});
-      // The same band beside three diagonals far away (a stencil plus a band).
-      for (std::int64_t r = 0; r < rows; ++r)
-        for (std::int64_t d : {-200000, 0, 200000}) all.push_back(d);
-      samples.push_back({count_offsets(all), rows});
+      add_band(
+          "normal " + std::to_string(sigma) + " " + std::to_string(per_row),
+          [&] { return std::llround(normal(rng)); }, per_row);
+    }
+  for (std::int64_t half : {500, 1500, 3000, 6000})
+    for (int per_row : {2, 3, 4, 5, 6, 8}) {
+      std::uniform_int_distribution<std::int64_t> box(-half, half);
+      add_band(
+          "box " + std::to_string(half) + " " + std::to_string(per_row), [&] { return box(rng); },
+          per_row);
     }
   const std::int64_t n = 128;
-  samples.push_back({diagonals({-n * n, -n, -1, 0, 1, n, n * n}, rows), rows});
+  samples["7-point"] = diagonals({-n * n, -n, -1, 0, 1, n, n * n}, rows);
   std::vector<std::int64_t> stencil27;
   for (std::int64_t z : {-n * n, std::int64_t(0), n * n})
     for (std::int64_t y : {-n, std::int64_t(0), n})
       for (std::int64_t x : {-1, 0, 1}) stencil27.push_back(z + y + x);
-  samples.push_back({diagonals(stencil27, rows), rows});
+  samples["27-point"] = diagonals(stencil27, rows);
   std::uniform_int_distribution<std::int64_t> col(0, 1 << 20);
   std::vector<std::int64_t> random;
   for (std::int64_t r = 0; r < rows; ++r)
     for (int j = 0; j < 22; ++j) random.push_back(col(rng) - r);
-  samples.push_back({count_offsets(random), rows});
+  samples["random"] = count_offsets(random);
 
-  int ruled_out = 0;
-  for (const Sample& s : samples)
+  int ruled_out = 0, planned = 0;
+  for (const auto& [name, h] : samples)
     for (int slots : {6144, 12288, 24576})
       for (std::int64_t shape_cols :
            {std::int64_t(0), std::int64_t(1) << 18, std::int64_t(1) << 23}) {
@@ -360,21 +371,27 @@ TEST(TransposeWindows, WindowsPossibleIsNecessary) {
           l.rows = std::int64_t(1) << 21;
           l.cols = shape_cols;
         }
-        if (windows_possible(s.h, s.rows, l)) continue;
-        ++ruled_out;
-        for (std::int64_t r = l.min_tile_rows; r <= l.max_tile_rows; r *= 2)
-          EXPECT_FALSE(plan_windows_for_tile(s.h, s.rows, r, l).active())
-              << "tile " << r << ", slots " << slots << ", columns " << shape_cols;
+        const bool possible = windows_possible(h, rows, l);
+        for (std::int64_t r = l.min_tile_rows; r <= l.max_tile_rows; r *= 2) {
+          const bool active = plan_windows_for_tile(h, rows, r, l).active();
+          planned += active;
+          if (!possible)
+            EXPECT_FALSE(active) << name << ": tile " << r << ", slots " << slots << ", columns "
+                                 << shape_cols;
+        }
+        ruled_out += !possible;
       }
   EXPECT_GT(ruled_out, 0);
+  EXPECT_GT(planned, 0);
   const TransposeWindowLimits l = double_limits(4096);
-  EXPECT_FALSE(windows_possible(samples[samples.size() - 3].h, rows, l));  // 7-point
-  EXPECT_FALSE(windows_possible(samples[samples.size() - 2].h, rows, l));  // 27-point
-  EXPECT_FALSE(windows_possible(samples.back().h, rows, l));               // random columns
-  EXPECT_TRUE(windows_possible(samples[3 * 8 + 2 * 2].h, rows, l));        // sigma 1 000, 22 a row
+  EXPECT_FALSE(windows_possible(samples["7-point"], rows, l));
+  EXPECT_FALSE(windows_possible(samples["27-point"], rows, l));
+  EXPECT_FALSE(windows_possible(samples["random"], rows, l));
+  EXPECT_FALSE(windows_possible(samples["normal 40000.000000 40"], rows, l));  // too wide
+  EXPECT_TRUE(windows_possible(samples["normal 1000.000000 22"], rows, l));
   TransposeWindowLimits any = l;
   any.any_band = true;
-  EXPECT_TRUE(windows_possible(samples.back().h, rows, any));  // tests plan every band
+  EXPECT_TRUE(windows_possible(samples["random"], rows, any));  // tests plan every band
 }
 
 // The trial keeps candidate 0 (the 48 KiB plan) unless another is faster by the margin, and then

@@ -134,41 +134,76 @@ inline bool on_diagonal(const DiagonalCount& d, double sampled_rows) {
 
 }  // namespace window_detail
 
-// Whether any tile size allowed can take a window at all: a quick test on the histogram that
-// plan_transpose_windows runs first, so that stencils, block rows and random columns (most op T
-// products) cost no plan. A band is taken only when it puts min_density entries a slot, its
-// slots being at least the tile's diagonal columns (tile_columns), and when at least
-// 1 - kWindowMaxDiagonalShare of its entries lie off diagonals; its offsets span at most
-// max_slots. So some span of max_slots offsets must hold (1 - kWindowMaxDiagonalShare) *
-// min_density * tile_columns(R) / R entries off diagonals a sampled row, for some tile of R rows.
-// Necessary, not sufficient: false means no plan; true means planning.
+// Whether any tile size allowed can take a window at all: a test on the histogram that
+// plan_transpose_windows runs first, so that stencils, block rows, random columns and bands too
+// wide for a window (most op T products) cost no plan. A band of offsets [low, high] is taken in
+// tiles of R rows only when it puts min_density entries into each of its tile_columns(R) +
+// (high - low) slots, high - low being at most max_slots - tile_columns(R), and when at most
+// kWindowMaxDiagonalShare of its entries lie on diagonals. So some run of offsets must hold
+// min_density * (tile_columns(R) + high - low) / R entries a sampled row, and some run (1 -
+// kWindowMaxDiagonalShare) times that many off diagonals, for some R. Each is tested first with
+// the span left out and at most max_slots (one sliding window; this rules out stencils, block
+// rows and random columns), then per tile size with it (the largest surplus of a run: a sliding
+// minimum). Necessary, not sufficient: false means no plan; true means planning.
 inline bool windows_possible(const std::vector<DiagonalCount>& histogram, std::int64_t sampled_rows,
                              const TransposeWindowLimits& limits) {
   if (histogram.empty() || sampled_rows <= 0 || limits.max_slots <= 0) return false;
   if (limits.any_band) return true;
   const double rows = static_cast<double>(sampled_rows);
-  double least_columns_a_row = -1;  // tile_columns(R) / R, least over the tiles allowed
+  std::vector<std::int64_t> tiles;  // the tile sizes allowed that leave room for a band
+  double least_columns_a_row = -1;  // tile_columns(R) / R, least over them
   for (std::int64_t r = 1; r <= limits.max_tile_rows; r *= 2) {
-    if (r < limits.min_tile_rows) continue;
-    const double q =
-        static_cast<double>(tile_columns(r, limits.rows, limits.cols)) / static_cast<double>(r);
+    const std::int64_t tile_cols = tile_columns(r, limits.rows, limits.cols);
+    if (r < limits.min_tile_rows || tile_cols >= limits.max_slots) continue;
+    tiles.push_back(r);
+    const double q = static_cast<double>(tile_cols) / static_cast<double>(r);
     if (least_columns_a_row < 0 || q < least_columns_a_row) least_columns_a_row = q;
   }
-  if (least_columns_a_row < 0) return false;  // no tile size allowed
-  const double needed =
-      (1.0 - kWindowMaxDiagonalShare) * limits.min_density * rows * least_columns_a_row;
-  // The most entries off diagonals in any span of max_slots offsets (a sliding window).
-  std::int64_t off_diagonal = 0, most = 0;
-  std::size_t lo = 0;
-  for (std::size_t hi = 0; hi < histogram.size(); ++hi) {
-    if (!window_detail::on_diagonal(histogram[hi], rows)) off_diagonal += histogram[hi].count;
-    while (histogram[hi].offset - histogram[lo].offset > limits.max_slots) {
-      if (!window_detail::on_diagonal(histogram[lo], rows)) off_diagonal -= histogram[lo].count;
-      ++lo;
-    }
-    most = std::max(most, off_diagonal);
+  if (tiles.empty()) return false;
+  const std::size_t n = histogram.size();
+  // Entries before each offset: all of them, and those off diagonals.
+  std::vector<double> all(n + 1, 0.0), off(n + 1, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double c = static_cast<double>(histogram[i].count);
+    all[i + 1] = all[i] + c;
+    off[i + 1] = off[i] + (window_detail::on_diagonal(histogram[i], rows) ? 0.0 : c);
   }
-  return static_cast<double>(most) >= needed;
+  std::vector<std::size_t> lows(n);
+  // Whether some run of offsets holds share * (tile_columns(R) + span) / R of `prefix`'s entries.
+  auto some_run_holds = [&](const std::vector<double>& prefix, double share) {
+    // Span left out: the most in any span of max_slots offsets.
+    double most = 0;
+    for (std::size_t hi = 0, lo = 0; hi < n; ++hi) {
+      while (histogram[hi].offset - histogram[lo].offset > limits.max_slots) ++lo;
+      most = std::max(most, prefix[hi + 1] - prefix[lo]);
+    }
+    // A hair of slack in both steps: rounding must never rule out a band the plan would take.
+    if (most < share * rows * least_columns_a_row * (1.0 - 1e-9) - 1e-9) return false;
+    for (std::int64_t r : tiles) {
+      const std::int64_t tile_cols = tile_columns(r, limits.rows, limits.cols);
+      const std::int64_t max_span = limits.max_slots - tile_cols;
+      const double slope = share * rows / static_cast<double>(r);
+      const double wanted = slope * static_cast<double>(tile_cols);
+      // prefix[hi + 1] - slope offset[hi] less the least prefix[lo] - slope offset[lo] of the
+      // runs that fit (lows: a deque of increasing values).
+      auto value = [&](std::size_t lo) {
+        return prefix[lo] - slope * static_cast<double>(histogram[lo].offset);
+      };
+      std::size_t head = 0, tail = 0, first = 0;
+      for (std::size_t hi = 0; hi < n; ++hi) {
+        while (tail > head && value(lows[tail - 1]) >= value(hi)) --tail;
+        lows[tail++] = hi;
+        while (histogram[hi].offset - histogram[first].offset > max_span) ++first;
+        while (lows[head] < first) ++head;
+        const double surplus =
+            prefix[hi + 1] - slope * static_cast<double>(histogram[hi].offset) - value(lows[head]);
+        if (surplus >= wanted * (1.0 - 1e-9) - 1e-9) return true;
+      }
+    }
+    return false;
+  };
+  return some_run_holds(off, (1.0 - kWindowMaxDiagonalShare) * limits.min_density) &&
+         some_run_holds(all, limits.min_density);
 }
 
 // The plan for tiles of `tile_rows` rows: bands of `histogram` (sorted by offset, counts > 0)
