@@ -387,8 +387,9 @@ std::int64_t add_diagonal_offsets(const std::vector<O>& row_ptr, const std::vect
 // Offsets to counts, sorted by offset. A least-significant-digit radix sort of the offsets less
 // the smallest, over the digits their range needs (two passes of 11 bits for a matrix of up to
 // 4 M columns): the sample holds up to 2.6e5 offsets. On one core of the build machine the
-// counts of 0.6-2.5e5 sampled offsets (stencils, R-MAT, random and banded columns) took 1.8-8.2
-// ms with std::sort, 0.9-2.1 ms so.
+// counts of 0.6-2.5e5 sampled offsets (27-point stencil, elasticity, R-MAT, random and banded
+// columns) took 1.3-8.0 ms with std::sort, 0.35-1.5 ms so (plan-cost.txt of
+// bench/results/2026-11-29-session22/).
 inline std::vector<DiagonalCount> count_offsets(const std::vector<std::int64_t>& offsets) {
   std::vector<DiagonalCount> h;
   if (offsets.empty()) return h;

@@ -185,11 +185,12 @@ std::vector<DiagonalCount> sample_on_host(const CsrView<V, I, O>& A, cudaStream_
   return count_offsets(offsets);
 }
 
-// The sample's offsets computed on the GPU and copied back in one piece, then counted on the
-// host: on an H200 the host's own copies (two a run) and offsets had cost 1-2 ms of a first op T
-// (run B of bench/results/2026-11-29-session22/). Sorting and counting on the GPU as well (CUB)
-// cost less a structure but about 20 ms at a process's first op T (run C there). False when no
-// scratch memory could be had.
+// The sample's offsets computed on the GPU and copied back in one piece (scratch of up to 2 MiB
+// from the stream-ordered pool), then counted on the host: on an H200 the host's own copies (two
+// a run) and offsets had cost 1-2 ms of a first op T (run B of
+// bench/results/2026-11-29-session22/). Sorting and counting on the GPU as well (CUB) cost 0.5
+// ms a structure but about 20 ms more at the process's first op T (run C there: CUB's first sort
+// or the pool's first allocation, not told apart). False when no scratch memory could be had.
 template <class V, class I, class O>
 bool sample_on_gpu(const CsrView<V, I, O>& A, cudaStream_t stream, std::int64_t& sampled_rows,
                    std::vector<DiagonalCount>& histogram) {

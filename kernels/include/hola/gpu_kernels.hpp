@@ -60,9 +60,10 @@ template <class V, class I, class O>
 SpmvKernelPtr<V, I, O> make_vector_adaptive_forced(const KernelOptions& options, int lanes_per_row);
 // The sample that op T's window plan of the vector kernels reads (kernels/cuda/rowwise/
 // window_scatter.cuh): diagonal offsets (column less the row's diagonal column) of runs of rows
-// spread over A, counted and sorted by offset, and the rows sampled. `on_gpu`: counted on the GPU
-// (what the kernels do), else copied to the host and counted there (their fallback when no
-// scratch memory is left). For tests: the two must agree. A is device memory.
+// spread over A, counted and sorted by offset, and the rows sampled. `on_gpu`: the offsets
+// written on the GPU and copied back in one piece (what the kernels do), else the sample's rows
+// copied to the host and their offsets taken there (the kernels' fallback when no scratch memory
+// is left). For tests: the two must agree. A is device memory.
 template <class V, class I, class O>
 std::vector<std::pair<std::int64_t, std::int64_t>> window_plan_sample(const CsrView<V, I, O>& A,
                                                                       bool on_gpu,
