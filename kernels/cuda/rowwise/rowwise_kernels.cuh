@@ -241,11 +241,10 @@ std::vector<std::pair<std::int64_t, std::int64_t>> window_plan_sample(const CsrV
                                                                       bool on_gpu,
                                                                       std::int64_t& sampled_rows,
                                                                       void* stream) {
-  const cudaStream_t s = cuda::as_stream(stream);
   std::vector<cuda::rowwise::DiagonalCount> h;
   sampled_rows = 0;
-  if (A.rows > 0 && !(on_gpu && cuda::rowwise::sample_on_gpu(A, s, sampled_rows, h)))
-    h = cuda::rowwise::sample_on_host(A, s, sampled_rows);
+  if (A.rows > 0)
+    h = cuda::rowwise::sample_diagonal_offsets(A, cuda::as_stream(stream), sampled_rows, on_gpu);
   std::vector<std::pair<std::int64_t, std::int64_t>> counts;
   for (const auto& d : h) counts.emplace_back(d.offset, d.count);
   return counts;

@@ -224,6 +224,16 @@ bool sample_on_gpu(const CsrView<V, I, O>& A, cudaStream_t stream, std::int64_t&
   return true;
 }
 
+// The sample as the plan reads it: written on the GPU, or copied to the host where no scratch
+// memory is left (and when `on_gpu` is false: tests compare the two).
+template <class V, class I, class O>
+std::vector<DiagonalCount> sample_diagonal_offsets(const CsrView<V, I, O>& A, cudaStream_t stream,
+                                                   std::int64_t& sampled_rows, bool on_gpu = true) {
+  std::vector<DiagonalCount> histogram;
+  if (on_gpu && sample_on_gpu(A, stream, sampled_rows, histogram)) return histogram;
+  return sample_on_host(A, stream, sampled_rows);
+}
+
 // The windows' shared memory, KiB, when the kernel chooses: each budget's plan is timed against
 // the others and the plain scatter at the first op T. 48 KiB: the most a block takes without
 // opting in (4 blocks of 256 threads an SM). Measured on an H200 (run A of
@@ -249,7 +259,7 @@ __global__ void fill_ones_kernel(V* v, std::int64_t n) {
 }
 
 // The windows of one structure and op T through them. Planned at the first op T product of a
-// structure outside a graph capture (a copy of the sample to the host and a wait), not at setup,
+// structure outside a graph capture (the sample's offsets copied to the host: waits), not at setup,
 // so that solvers which never transpose do not pay for it. With the kernel's choice (no budget
 // given) the plans of kWindowBudgetsKib and the plain scatter are then timed on scratch vectors
 // (one untimed and kWindowTrialTimedRounds timed products each, interleaved) and the fastest kept.
@@ -303,7 +313,7 @@ class TransposeWindows {
     planned_ = true;
     if (A.rows == 0 || A.nnz == 0) return;
     std::int64_t sampled_rows = 0;
-    const std::vector<DiagonalCount> histogram = sample(A, stream, sampled_rows);
+    const std::vector<DiagonalCount> histogram = sample_diagonal_offsets(A, stream, sampled_rows);
     fn_ = window_scatter_fn<V, I, O>(width_);
     if (kib_ > 48)  // above the default a block must opt in
       HOLA_CUDA_CHECK(
@@ -428,13 +438,6 @@ class TransposeWindows {
     HOLA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &per_sm, fn_, threads_, static_cast<std::size_t>(slots) * sizeof(V)));
     return std::int64_t(per_sm) * current_device_info().sm_count;
-  }
-
-  static std::vector<DiagonalCount> sample(const CsrView<V, I, O>& A, cudaStream_t stream,
-                                           std::int64_t& sampled_rows) {
-    std::vector<DiagonalCount> histogram;
-    if (sample_on_gpu(A, stream, sampled_rows, histogram)) return histogram;
-    return sample_on_host(A, stream, sampled_rows);
   }
 
   int mode_ = -1;
