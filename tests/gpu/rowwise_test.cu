@@ -361,7 +361,8 @@ TYPED_TEST(RowwiseTest, TransposeWindows) {
   }
 }
 
-// The window plan's sample counted on the GPU equals the host's count of the same rows: square,
+// The window plan's sample taken on the GPU (offsets written there, counted on the host) equals
+// the host's own sample of the same rows (copied rows, offsets taken there): square,
 // tall and wide bands, runs whose entries pass the cap (a band of 80 a row, a row of 50 000),
 // empty rows, a matrix smaller than one run.
 TYPED_TEST(RowwiseTest, WindowPlanSampleOnTheGpu) {

@@ -241,10 +241,14 @@ std::vector<std::pair<std::int64_t, std::int64_t>> window_plan_sample(const CsrV
                                                                       bool on_gpu,
                                                                       std::int64_t& sampled_rows,
                                                                       void* stream) {
+  // Exactly the path asked for (the kernels' own fallback, sample_diagonal_offsets, would hide a
+  // GPU sample that could not be taken from a test comparing the two).
+  const cudaStream_t s = cuda::as_stream(stream);
   std::vector<cuda::rowwise::DiagonalCount> h;
   sampled_rows = 0;
-  if (A.rows > 0)
-    h = cuda::rowwise::sample_diagonal_offsets(A, cuda::as_stream(stream), sampled_rows, on_gpu);
+  if (A.rows > 0 && !on_gpu) h = cuda::rowwise::sample_on_host(A, s, sampled_rows);
+  if (A.rows > 0 && on_gpu && !cuda::rowwise::sample_on_gpu(A, s, sampled_rows, h))
+    fail(status::out_of_memory, "window_plan_sample: no scratch memory for the GPU sample");
   std::vector<std::pair<std::int64_t, std::int64_t>> counts;
   for (const auto& d : h) counts.emplace_back(d.offset, d.count);
   return counts;

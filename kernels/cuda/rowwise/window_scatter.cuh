@@ -225,12 +225,12 @@ bool sample_on_gpu(const CsrView<V, I, O>& A, cudaStream_t stream, std::int64_t&
 }
 
 // The sample as the plan reads it: written on the GPU, or copied to the host where no scratch
-// memory is left (and when `on_gpu` is false: tests compare the two).
+// memory is left.
 template <class V, class I, class O>
 std::vector<DiagonalCount> sample_diagonal_offsets(const CsrView<V, I, O>& A, cudaStream_t stream,
-                                                   std::int64_t& sampled_rows, bool on_gpu = true) {
+                                                   std::int64_t& sampled_rows) {
   std::vector<DiagonalCount> histogram;
-  if (on_gpu && sample_on_gpu(A, stream, sampled_rows, histogram)) return histogram;
+  if (sample_on_gpu(A, stream, sampled_rows, histogram)) return histogram;
   return sample_on_host(A, stream, sampled_rows);
 }
 

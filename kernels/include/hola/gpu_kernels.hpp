@@ -63,7 +63,8 @@ SpmvKernelPtr<V, I, O> make_vector_adaptive_forced(const KernelOptions& options,
 // spread over A, counted and sorted by offset, and the rows sampled. `on_gpu`: the offsets
 // written on the GPU and copied back in one piece (what the kernels do), else the sample's rows
 // copied to the host and their offsets taken there (the kernels' fallback when no scratch memory
-// is left). For tests: the two must agree. A is device memory.
+// is left). For tests: the two must agree. A is device memory; `on_gpu` without scratch memory
+// throws (status::out_of_memory).
 template <class V, class I, class O>
 std::vector<std::pair<std::int64_t, std::int64_t>> window_plan_sample(const CsrView<V, I, O>& A,
                                                                       bool on_gpu,
