@@ -5,6 +5,7 @@
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 "$HOLA_ROOT/scripts/setup.sh"
+echo "disk: $(df -h "$HOLA_ROOT" | awk 'NR == 2 { print $4 }') free where the builds go"
 
 # Formatting (clang-format, style in .clang-format).
 unformatted=$(cd "$HOLA_ROOT" && git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh' '*.h' '*.c' |
@@ -14,7 +15,10 @@ if [ -n "$unformatted" ]; then
 fi
 echo "format: all sources clang-formatted"
 
-cmake -S "$HOLA_ROOT" -B "$HOLA_ROOT/build" -G Ninja -DCMAKE_BUILD_TYPE=Release
+# Device code compressed for size (CMakeLists.txt: HOLA_CUDA_COMPRESS_SIZE): the build then takes
+# about 1 GB of disk instead of about 3.
+cmake -S "$HOLA_ROOT" -B "$HOLA_ROOT/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DHOLA_CUDA_COMPRESS_SIZE=ON
 cmake --build "$HOLA_ROOT/build" -j "$JOBS"
 ctest --test-dir "$HOLA_ROOT/build" --output-on-failure -j "$JOBS"
 
