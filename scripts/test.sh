@@ -15,8 +15,8 @@ if [ -n "$unformatted" ]; then
 fi
 echo "format: all sources clang-formatted"
 
-# Device code compressed for size (CMakeLists.txt: HOLA_CUDA_COMPRESS_SIZE): the build then takes
-# about 1 GB of disk instead of about 3.
+# Device code compressed for size (CMakeLists.txt: HOLA_CUDA_COMPRESS_SIZE): this build then takes
+# 0.8 GB of disk, the whole run 1.5 GB instead of 4.2 GB.
 cmake -S "$HOLA_ROOT" -B "$HOLA_ROOT/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DHOLA_CUDA_COMPRESS_SIZE=ON
 cmake --build "$HOLA_ROOT/build" -j "$JOBS"
