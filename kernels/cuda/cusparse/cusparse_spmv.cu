@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "common/cuda_utils.cuh"
+#include "common/scale_output.cuh"
 #include "hola/detail/instantiate.hpp"
 #include "hola/gpu_kernels.hpp"
 #include "hola/spmv_kernel.hpp"
@@ -46,8 +47,6 @@ namespace hola::gpu::cusparse_detail {
 // checking it on every device run.
 constexpr bool kZeroOutputWhenBetaIsZero = false;
 
-constexpr int kScaleThreads = 256;
-
 template <class T>
 constexpr cusparseIndexType_t index_type() {
   return sizeof(T) == 4 ? CUSPARSE_INDEX_32I : CUSPARSE_INDEX_64I;
@@ -56,18 +55,6 @@ constexpr cusparseIndexType_t index_type() {
 template <class V>
 constexpr cudaDataType value_type() {
   return std::is_same_v<V, float> ? CUDA_R_32F : CUDA_R_64F;
-}
-
-// y_out[k] = beta * y_in[k] (y_in not read when beta == 0): the whole product when A has no
-// nonzeros or no rows / columns, which cuSPARSE is never asked to handle.
-template <class V>
-__global__ void __launch_bounds__(kScaleThreads)
-    scale_kernel(std::int64_t n, V beta, const V* y_in, V* y_out) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n;
-       k += stride) {
-    y_out[k] = beta == V(0) ? V(0) : beta * y_in[k];
-  }
 }
 
 template <class V, class I, class O>
@@ -236,17 +223,9 @@ class CusparseKernel final : public SpmvKernel<V, I, O> {
     }
   }
 
+  // The whole product when A is trivial (no nonzeros, rows or columns): y = beta * y.
   void scale(std::int64_t n, V beta, const V* y_in, V* y_out, cudaStream_t s) const {
-    if (n == 0 || (beta == V(1) && y_in == y_out)) return;
-    if (beta == V(0)) {  // all-zero bytes are +0.0
-      HOLA_CUDA_CHECK(cudaMemsetAsync(y_out, 0, static_cast<std::size_t>(n) * sizeof(V), s));
-      return;
-    }
-    const std::size_t wanted = cuda::div_up(static_cast<std::size_t>(n), kScaleThreads);
-    const std::size_t cap = static_cast<std::size_t>(sm_count_ > 0 ? sm_count_ : 1) * 8;
-    const unsigned blocks = static_cast<unsigned>(wanted < cap ? wanted : cap);
-    scale_kernel<V><<<blocks, kScaleThreads, 0, s>>>(n, beta, y_in, y_out);
-    HOLA_CUDA_CHECK_LAUNCH("scale_kernel");
+    cuda::scale_output(n, beta, y_in, y_out, sm_count_, s);
   }
 
   // Frees the descriptors and the handle (errors ignored: also runs in the destructor).

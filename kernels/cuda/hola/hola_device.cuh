@@ -534,15 +534,6 @@ __device__ __forceinline__ void fused_fixup(const O* __restrict__ starts, std::i
   if (threadIdx.x == 0) *blocks_done = 0;
 }
 
-// y_out = beta * y_in (0 when beta == 0, y_in unread).
-template <class V>
-__global__ void scale_kernel(std::int64_t n, V beta, const V* y_in, V* y_out) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride)
-    y_out[i] = beta != V(0) ? beta * y_in[i] : V(0);
-}
-
 // Dynamic shared memory of spmv_n_kernel: row buffer (NPB values; in COO mode NPB row indices),
 // per-thread first row and end-bit mask, per-warp empty-row flag, row starting at each position
 // (16 bits: at most NPB rows outside COO mode).

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "common/cuda_utils.cuh"
+#include "common/scale_output.cuh"
 #include "hola/gpu_kernels.hpp"
 #include "hola/hola_device.cuh"
 
@@ -240,12 +241,9 @@ class HolaKernel final : public SpmvKernel<V, I, O> {
     return std::int64_t(config_.threads) * config_.nnz_per_thread;
   }
 
-  // y_out = beta * y_in, nothing to do in place with beta == 1.
+  // y_out = beta * y_in (op T's first pass; the product when A is empty or alpha is 0).
   void scale(std::int64_t n, V beta, const V* y_in, V* y_out, cudaStream_t s) const {
-    if (beta == V(1) && y_in == y_out) return;
-    const unsigned grid = std::min<unsigned>(cuda::div_up(n, 256), 16u * sm_count_);
-    scale_kernel<V><<<grid, 256, 0, s>>>(n, beta, y_in, y_out);
-    HOLA_CUDA_CHECK_LAUNCH("hola scale");
+    cuda::scale_output(n, beta, y_in, y_out, sm_count_, s);
   }
 
   // Carry path: up to fused_fixup_max_blocks_ blocks (by default as many as a block has threads:

@@ -39,6 +39,7 @@
 
 #include "common/cuda_utils.cuh"
 #include "common/hub_columns.cuh"
+#include "common/scale_output.cuh"
 #include "hola/gpu_kernels.hpp"
 #include "hola/spmv_kernel.hpp"
 
@@ -89,7 +90,6 @@ inline constexpr int kSpmvMinBlocksPerSm =
     ((sizeof(V) > 4 && (THREADS > 128 || ITEMS > 9)) ? 1024 : 1536) / THREADS;
 
 inline constexpr int kFixupThreads = 256;
-inline constexpr int kScaleThreads = 256;
 
 // Shared-memory slots of V that hold `v_slots` values followed by `int_slots` ints.
 template <class V>
@@ -338,17 +338,6 @@ __global__ void __launch_bounds__(kFixupThreads)
       ((static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5) * 32;
   if (first >= num_tiles) return;  // whole warp
   fixup_chunk<V, false>(first, num_tiles, coords, tile_carry, rows, alpha, y);
-}
-
-// y_out[k] = beta * y_in[k] (0 when beta == 0, y_in not read), k < n.
-template <class V>
-__global__ void __launch_bounds__(kScaleThreads)
-    scale_kernel(std::int64_t n, V beta, const V* y_in, V* y_out) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n;
-       k += stride) {
-    y_out[k] = beta == V(0) ? V(0) : beta * y_in[k];
-  }
 }
 
 // The hub columns of a transpose (HubColumns): their open-addressing table of 2^bits entries.
@@ -715,18 +704,9 @@ class MergeKernel final : public SpmvKernel<V, I, O> {
     return static_cast<std::size_t>(hubs_.capacity()) * (sizeof(V) + sizeof(I));
   }
 
-  // y_out = beta * y_in over n entries; nothing to do for beta == 1 in place.
+  // y_out = beta * y_in over n entries (op T's first pass; the product when alpha is 0).
   void scale(std::int64_t n, V beta, const V* y_in, V* y_out, cudaStream_t s) const {
-    if (n == 0 || (beta == V(1) && y_in == y_out)) return;
-    if (beta == V(0)) {  // all-zero bytes are +0.0
-      HOLA_CUDA_CHECK(cudaMemsetAsync(y_out, 0, static_cast<std::size_t>(n) * sizeof(V), s));
-      return;
-    }
-    const std::size_t wanted = cuda::div_up(static_cast<std::size_t>(n), kScaleThreads);
-    const std::size_t cap = static_cast<std::size_t>(sm_count_ > 0 ? sm_count_ : 1) * 8;
-    const unsigned blocks = static_cast<unsigned>(wanted < cap ? wanted : cap);
-    scale_kernel<V><<<blocks, kScaleThreads, 0, s>>>(n, beta, y_in, y_out);
-    HOLA_CUDA_CHECK_LAUNCH("scale_kernel");
+    cuda::scale_output(n, beta, y_in, y_out, sm_count_, s);
   }
 
   LaunchSet<V, I, O> launch_;

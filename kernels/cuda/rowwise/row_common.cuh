@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "common/cuda_utils.cuh"
+#include "common/scale_output.cuh"
 #include "hola/spmv_kernel.hpp"
 
 namespace hola::cuda::rowwise {
@@ -264,19 +265,6 @@ __device__ __forceinline__ void vector_process_row(const RowArgs<V, I, O>& a, st
   }
 }
 
-// Op T first pass over the n outputs: y_out = beta * y_in (0 when beta == 0, y_in unread).
-// Optionally resets light's row counter, which saves a memset launch (stream order makes the
-// reset visible to the next kernel).
-template <class V>
-__global__ void scale_output_kernel(std::int64_t n, V beta, const V* y_in, V* y_out,
-                                    unsigned long long* counter_to_reset) {
-  if (counter_to_reset != nullptr && blockIdx.x == 0 && threadIdx.x == 0) *counter_to_reset = 0;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride)
-    y_out[i] = beta == V(0) ? V(0) : beta * y_in[i];
-}
-
 // Blocks for `items` work items of `per_block` each, at least 1, at most `cap`.
 inline unsigned grid_size(std::int64_t items, std::int64_t per_block, std::int64_t cap) {
   const std::int64_t blocks = items <= 0 ? 1 : (items - 1) / per_block + 1;
@@ -331,7 +319,6 @@ class RowKernelBase : public SpmvKernel<V, I, O> {
     A_ = A;
     const DeviceInfo& info = current_device_info();
     sm_count_ = info.sm_count;
-    max_threads_per_sm_ = info.max_threads_per_sm;
   }
 
   // Host checks of one apply; nothing touches the device.
@@ -368,15 +355,7 @@ class RowKernelBase : public SpmvKernel<V, I, O> {
   // caller then resets its counter itself).
   bool scale_transpose_output(V beta, const V* y_in, V* y_out, unsigned long long* counter,
                               cudaStream_t stream) const {
-    if (A_.cols == 0 || (beta == V(1) && y_in == y_out)) return false;
-    constexpr int kThreads = 256;
-    // A few waves of resident blocks; the grid-stride loop does the rest.
-    const std::int64_t cap =
-        std::max<std::int64_t>(1, std::int64_t(sm_count_) * (max_threads_per_sm_ / kThreads) * 4);
-    scale_output_kernel<V><<<grid_size(A_.cols, kThreads, cap), kThreads, 0, stream>>>(
-        A_.cols, beta, y_in, y_out, counter);
-    HOLA_CUDA_CHECK_LAUNCH("scale_output_kernel");
-    return true;
+    return scale_output(A_.cols, beta, y_in, y_out, sm_count_, stream, counter);
   }
 
   // Before an atomic op T scatter: refused in deterministic mode. The row kernels' deterministic
@@ -398,7 +377,6 @@ class RowKernelBase : public SpmvKernel<V, I, O> {
   CsrView<V, I, O> A_{};
   bool ready_ = false;
   int sm_count_ = 0;
-  int max_threads_per_sm_ = 0;
 };
 
 // Mean nonzeros per row (0 for no rows).
