@@ -792,6 +792,8 @@ KernelSpec parse_kernel_spec(const std::string& spec) {
       k.options.transpose_hubs = value;
     else if (key == "win")
       k.options.transpose_window = value;
+    else if (key == "loop")
+      k.options.row_loop = value;
     else if (key == "wkib")
       k.options.transpose_window_kib = value;
     else if (key == "check" && k.name == "auto")

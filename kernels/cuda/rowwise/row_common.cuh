@@ -133,10 +133,35 @@ __device__ __forceinline__ V strided_dot(const RowArgs<V, I, O>& a, U j, U last,
   return sum;
 }
 
+// strided_dot with every step predicated: Unroll steps load their values and indices, then their
+// x entries, each behind its own bound, until the lane's share is done. Same additions in the
+// same order as strided_dot (a step past the end adds nothing, not 0 * x).
+template <int Step, int Unroll, class V, class I, class O, class U>
+__device__ __forceinline__ V predicated_dot(const RowArgs<V, I, O>& a, U j, U last, V sum) {
+  for (; j < last; j += static_cast<U>(Unroll * Step)) {
+    bool in[Unroll];
+    V value[Unroll];
+    I col[Unroll];
+#pragma unroll
+    for (int k = 0; k < Unroll; ++k) {
+      in[k] = j + static_cast<U>(k * Step) < last;
+      value[k] = in[k] ? load_ro(a.values + j + k * Step) : V(0);
+      col[k] = in[k] ? load_ro(a.col_idx + j + k * Step) : I(0);
+    }
+    V xv[Unroll];
+#pragma unroll
+    for (int k = 0; k < Unroll; ++k) xv[k] = in[k] ? load_ro(a.x + col[k]) : V(0);
+#pragma unroll
+    for (int k = 0; k < Unroll; ++k)
+      if (in[k]) sum += value[k] * xv[k];
+  }
+  return sum;
+}
+
 // Lane `lane` of a vector of Width lanes: its share of row [begin, end) of A times x, summed in
 // a fixed order (elements lane, lane + Width, ...). Offsets are walked as unsigned so that
 // j + Width cannot overflow a signed 32-bit offset near 2^31.
-template <int Width, class V, class I, class O>
+template <int Width, int Loop = 0, class V, class I, class O>
 __device__ __forceinline__ V vector_row_partial(const RowArgs<V, I, O>& a, O begin, O end,
                                                 int lane) {
   using U = std::make_unsigned_t<O>;
@@ -153,7 +178,10 @@ __device__ __forceinline__ V vector_row_partial(const RowArgs<V, I, O>& a, O beg
   } else {
     j = first + static_cast<U>(lane);
   }
-  return strided_dot<Width, false>(a, j, last, sum);
+  if constexpr (Loop > 0)
+    return predicated_dot<Width, Loop>(a, j, last, sum);
+  else
+    return strided_dot<Width, false>(a, j, last, sum);
 }
 
 // Sum over the Width lanes of each vector; lane 0 of the vector gets the total. Fixed tree:
@@ -249,7 +277,8 @@ __device__ __forceinline__ void vector_row_scatter_combined(const RowArgs<V, I, 
 // One row by one vector of Width lanes, op N or T. Every lane named in `mask` must call it
 // (inactive vectors pass active = false and do nothing but take part in the shuffles).
 // CombineColumns (op T, mask = the whole warp): vector_row_scatter_combined.
-template <int Width, bool Transpose, bool CombineColumns = false, class V, class I, class O>
+template <int Width, bool Transpose, bool CombineColumns = false, int Loop = 0, class V, class I,
+          class O>
 __device__ __forceinline__ void vector_process_row(const RowArgs<V, I, O>& a, std::int64_t row,
                                                    bool active, int lane, unsigned mask) {
   O begin, end;
@@ -259,7 +288,7 @@ __device__ __forceinline__ void vector_process_row(const RowArgs<V, I, O>& a, st
   } else if constexpr (Transpose) {
     vector_row_scatter<Width>(a, row, begin, end, lane);
   } else {
-    V sum = vector_row_partial<Width>(a, begin, end, lane);
+    V sum = vector_row_partial<Width, Loop>(a, begin, end, lane);
     sum = vector_reduce<Width>(sum, mask);
     if (active && lane == 0) write_row(a, row, sum);
   }

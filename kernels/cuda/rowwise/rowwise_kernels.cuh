@@ -42,24 +42,28 @@ __global__ __launch_bounds__(kMaxThreadsPerBlock) void scalar_rows_kernel(RowArg
 
 // One vector of Width lanes per row, grid-stride over the rows (VectorGrid). CombineColumns: op
 // T's products combined per column across the warp before the atomics (vector_process_row).
-template <int Width, bool Transpose, bool CombineColumns, class V, class I, class O>
+template <int Width, bool Transpose, bool CombineColumns, int Loop, class V, class I, class O>
 __global__ __launch_bounds__(kMaxThreadsPerBlock) void vector_rows_kernel(RowArgs<V, I, O> a) {
   const VectorGrid<Width> g;
   for (std::int64_t first = g.warp_first; first < a.rows; first += g.stride) {
     const std::int64_t row = first + g.vector_in_warp;
-    vector_process_row<Width, Transpose, CombineColumns>(a, row, row < a.rows, g.lane,
-                                                         kFullWarpMask);
+    vector_process_row<Width, Transpose, CombineColumns, Loop>(a, row, row < a.rows, g.lane,
+                                                               kFullWarpMask);
   }
 }
 
 template <bool Transpose, bool CombineColumns, class V, class I, class O>
-RowKernelFn<V, I, O> vector_rows_fn(int width) {
-  return with_lanes_per_row(width, "vector kernel", [](auto lanes) -> RowKernelFn<V, I, O> {
+RowKernelFn<V, I, O> vector_rows_fn(int width, int loop = 0) {
+  return with_lanes_per_row(width, "vector kernel", [loop](auto lanes) -> RowKernelFn<V, I, O> {
     constexpr int kWidth = decltype(lanes)::value;
     // At 32 lanes a warp step holds one row, whose columns are distinct (or repeated within the
     // row): there is nothing to combine across rows.
     constexpr bool kCombine = CombineColumns && kWidth != kWarpSize;
-    return vector_rows_kernel<kWidth, Transpose, kCombine, V, I, O>;
+    if constexpr (!Transpose) {
+      if (loop == 4) return vector_rows_kernel<kWidth, false, false, 4, V, I, O>;
+      if (loop == 8) return vector_rows_kernel<kWidth, false, false, 8, V, I, O>;
+    }
+    return vector_rows_kernel<kWidth, Transpose, kCombine, 0, V, I, O>;
   });
 }
 
@@ -145,7 +149,7 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
     this->take_view(A);
     width_ = forced_width_ != 0 ? forced_width_ : adaptive_lanes_per_row(A.rows, A.nnz);
     combine_ = width_ < kWarpSize && this->options_.transpose_combine == 1;
-    n_fn_ = vector_rows_fn<false, false, V, I, O>(width_);
+    n_fn_ = vector_rows_fn<false, false, V, I, O>(width_, this->options_.row_loop);
     t_fn_ = combine_ ? vector_rows_fn<true, true, V, I, O>(width_)
                      : vector_rows_fn<true, false, V, I, O>(width_);
     grid_ = grid_size(A.rows, this->threads_per_block_ / width_, kMaxGridBlocks);

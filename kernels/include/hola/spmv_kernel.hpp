@@ -77,6 +77,8 @@ struct KernelOptions {
   // of two from 64 that the hubs found fill at most half); 0: off; 1: on (as -1); a power of two
   // from 64 to 16384: a table of that many entries (at most half of them hubs).
   int transpose_hubs = -1;
+  // EXPERIMENT vector, vector-adaptive op N: 0 unrolled by 4 + serial tail, 4 / 8 predicated.
+  int row_loop = 0;
 };
 
 template <class V, class I, class O>
