@@ -136,7 +136,15 @@ __device__ __forceinline__ V strided_dot(const RowArgs<V, I, O>& a, U j, U last,
 // strided_dot with every step predicated: Unroll steps load their values and indices, then their
 // x entries, each behind its own bound, until the lane's share is done. Same additions in the
 // same order as strided_dot (a step past the end adds nothing, not 0 * x).
-template <int Step, int Unroll, class V, class I, class O, class U>
+template <class T, bool Streaming>
+__device__ __forceinline__ T load_matrix(const T* p) {
+  if constexpr (Streaming)
+    return __ldcs(p);
+  else
+    return __ldg(p);
+}
+
+template <int Step, int Unroll, bool Streaming, class V, class I, class O, class U>
 __device__ __forceinline__ V predicated_dot(const RowArgs<V, I, O>& a, U j, U last, V sum) {
   for (; j < last; j += static_cast<U>(Unroll * Step)) {
     bool in[Unroll];
@@ -145,8 +153,8 @@ __device__ __forceinline__ V predicated_dot(const RowArgs<V, I, O>& a, U j, U la
 #pragma unroll
     for (int k = 0; k < Unroll; ++k) {
       in[k] = j + static_cast<U>(k * Step) < last;
-      value[k] = in[k] ? load_ro(a.values + j + k * Step) : V(0);
-      col[k] = in[k] ? load_ro(a.col_idx + j + k * Step) : I(0);
+      value[k] = in[k] ? load_matrix<V, Streaming>(a.values + j + k * Step) : V(0);
+      col[k] = in[k] ? load_matrix<I, Streaming>(a.col_idx + j + k * Step) : I(0);
     }
     V xv[Unroll];
 #pragma unroll
@@ -179,7 +187,7 @@ __device__ __forceinline__ V vector_row_partial(const RowArgs<V, I, O>& a, O beg
     j = first + static_cast<U>(lane);
   }
   if constexpr (Loop > 0)
-    return predicated_dot<Width, Loop>(a, j, last, sum);
+    return predicated_dot<Width, (Loop & ~1), (Loop & 1) != 0>(a, j, last, sum);
   else
     return strided_dot<Width, false>(a, j, last, sum);
 }

@@ -62,6 +62,8 @@ RowKernelFn<V, I, O> vector_rows_fn(int width, int loop = 0) {
     if constexpr (!Transpose) {
       if (loop == 4) return vector_rows_kernel<kWidth, false, false, 4, V, I, O>;
       if (loop == 8) return vector_rows_kernel<kWidth, false, false, 8, V, I, O>;
+      if (loop == 5) return vector_rows_kernel<kWidth, false, false, 5, V, I, O>;
+      if (loop == 9) return vector_rows_kernel<kWidth, false, false, 9, V, I, O>;
     }
     return vector_rows_kernel<kWidth, Transpose, kCombine, 0, V, I, O>;
   });
