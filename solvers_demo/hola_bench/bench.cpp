@@ -792,8 +792,8 @@ KernelSpec parse_kernel_spec(const std::string& spec) {
       k.options.transpose_hubs = value;
     else if (key == "win")
       k.options.transpose_window = value;
-    else if (key == "loop")
-      k.options.row_loop = value;
+    else if (key == "pred")
+      k.options.predicated_row_steps = value;
     else if (key == "wkib")
       k.options.transpose_window_kib = value;
     else if (key == "check" && k.name == "auto")
@@ -801,7 +801,8 @@ KernelSpec parse_kernel_spec(const std::string& spec) {
     else
       fail(status::invalid_argument,
            "unknown kernel option '" + key +
-               "' (tpb, npt, det, tvar, carry, gather, fuse, pf, lanes, comb, hubs, win, wkib)");
+               "' (tpb, npt, det, tvar, carry, gather, fuse, pf, lanes, pred, comb, hubs, win, "
+               "wkib)");
     pos = comma + 1;
   }
   return k;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -197,6 +198,54 @@ TYPED_TEST(RowwiseTest, AdaptiveWidthRuleAndOption) {
   for (int bad : {1, 3, 64, -2}) {
     KernelOptions wrong;
     wrong.lanes_per_row = bad;
+    EXPECT_THROW((gpu::make_vector_adaptive<V, I, O>(wrong)), hola::error) << bad;
+  }
+}
+
+// Op N with every step predicated (KernelOptions::predicated_row_steps): right on the families
+// forced on or off, the same bits either way at every width (the same additions in the same
+// order) on matrices whose lanes end mid-round, hold many rounds or nothing; bad values throw.
+TYPED_TEST(RowwiseTest, PredicatedRowSteps) {
+  HOLA_TYPES;
+  const std::vector<KernelFactory<V, I, O>> widths = {
+      &gpu::make_vector_adaptive<V, I, O>, &make_adaptive_fixed<V, I, O, 2>,
+      &make_adaptive_fixed<V, I, O, 4>,    &make_adaptive_fixed<V, I, O, 8>,
+      &make_adaptive_fixed<V, I, O, 16>,   &gpu::make_vector<V, I, O>};
+  const std::vector<NamedMatrix> bitwise = {
+      {"27-point 9^3", gen::stencil27(9, 9, 9)},
+      {"random, 31 a row", gen::random_rect(700, 900, 31, 11)},
+      {"one entry a row", gen::single_column(3000, 2)},
+      {"power-law rows, mean 12", gen::powerlaw_rows(2000, 3000, 12.0, 1.5, 4)},
+      {"circuit (empty and long rows)", gen::circuit(5000, 6, 0.3, 2, 1500)}};
+  // Forced on at every width; forced off where the rule turns it on (AdaptiveEveryWidth runs the
+  // rule at every width).
+  KernelOptions on, off;
+  on.predicated_row_steps = 1;
+  off.predicated_row_steps = 0;
+  for (KernelFactory<V, I, O> make : widths)
+    check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make, on);
+  for (KernelFactory<V, I, O> make : {widths[0], widths[1], widths[2]})
+    check_kernel_on_corpus<DeviceMemory, V, I, O>(families(), make, off);
+  for (KernelFactory<V, I, O> make : widths) {
+    for (const NamedMatrix& m : bitwise) {
+      std::vector<std::vector<V>> y;
+      for (int predicated : {0, 1}) {
+        KernelOptions o;
+        o.predicated_row_steps = predicated;
+        KernelOnMatrix<DeviceMemory, V, I, O> k(m.A, make, o, nullptr);
+        DeviceMemory::Array<V> dx(k.host.cols), dy(k.host.rows);
+        dx.upload(random_vector<V>(k.host.cols, 5));
+        k.kernel->apply(Op::N, V(1), dx.get(), V(0), nullptr, dy.get(), nullptr);
+        DeviceMemory::sync();
+        y.push_back(dy.download());
+      }
+      EXPECT_EQ(std::memcmp(y[0].data(), y[1].data(), y[0].size() * sizeof(V)), 0)
+          << m.name << ": predicated and plain steps differ";
+    }
+  }
+  for (int bad : {-2, 2}) {
+    KernelOptions wrong;
+    wrong.predicated_row_steps = bad;
     EXPECT_THROW((gpu::make_vector_adaptive<V, I, O>(wrong)), hola::error) << bad;
   }
 }

@@ -133,18 +133,16 @@ __device__ __forceinline__ V strided_dot(const RowArgs<V, I, O>& a, U j, U last,
   return sum;
 }
 
-// strided_dot with every step predicated: Unroll steps load their values and indices, then their
-// x entries, each behind its own bound, until the lane's share is done. Same additions in the
-// same order as strided_dot (a step past the end adds nothing, not 0 * x).
-template <class T, bool Streaming>
-__device__ __forceinline__ T load_matrix(const T* p) {
-  if constexpr (Streaming)
-    return __ldcs(p);
-  else
-    return __ldg(p);
-}
-
-template <int Step, int Unroll, bool Streaming, class V, class I, class O, class U>
+// strided_dot with every step behind its own bound: Unroll steps load their values and indices,
+// then their x entries, all in flight together, until the lane's share is done. The same
+// additions in the same order as strided_dot (a step past the end adds nothing, not 0 * x), so
+// the same bits. Where a lane holds a handful of entries, strided_dot runs most of them one
+// after the other in its tail (27-point rows at 4 lanes: one unrolled round, then three single
+// steps); here they take two rounds. On an H200 that took vector-adaptive's op N from 72-78 to
+// 80-81 % of the floor on the 27-point stencil 128^3 and from 64-74 to 82-84 % on Poisson 200^3
+// (bench/results/2026-11-29-session25/). Loads evict-first (__ldcs) there lost up to 40 %: a
+// lane's sectors are shared with the next round and the neighbouring rows.
+template <int Step, int Unroll, class V, class I, class O, class U>
 __device__ __forceinline__ V predicated_dot(const RowArgs<V, I, O>& a, U j, U last, V sum) {
   for (; j < last; j += static_cast<U>(Unroll * Step)) {
     bool in[Unroll];
@@ -153,8 +151,8 @@ __device__ __forceinline__ V predicated_dot(const RowArgs<V, I, O>& a, U j, U la
 #pragma unroll
     for (int k = 0; k < Unroll; ++k) {
       in[k] = j + static_cast<U>(k * Step) < last;
-      value[k] = in[k] ? load_matrix<V, Streaming>(a.values + j + k * Step) : V(0);
-      col[k] = in[k] ? load_matrix<I, Streaming>(a.col_idx + j + k * Step) : I(0);
+      value[k] = in[k] ? load_ro(a.values + j + k * Step) : V(0);
+      col[k] = in[k] ? load_ro(a.col_idx + j + k * Step) : I(0);
     }
     V xv[Unroll];
 #pragma unroll
@@ -167,9 +165,10 @@ __device__ __forceinline__ V predicated_dot(const RowArgs<V, I, O>& a, U j, U la
 }
 
 // Lane `lane` of a vector of Width lanes: its share of row [begin, end) of A times x, summed in
-// a fixed order (elements lane, lane + Width, ...). Offsets are walked as unsigned so that
-// j + Width cannot overflow a signed 32-bit offset near 2^31.
-template <int Width, int Loop = 0, class V, class I, class O>
+// a fixed order (elements lane, lane + Width, ...), by strided_dot or, Predicated, by
+// predicated_dot (the same bits). Offsets are walked as unsigned so that j + Width cannot overflow
+// a signed 32-bit offset near 2^31.
+template <int Width, bool Predicated = false, class V, class I, class O>
 __device__ __forceinline__ V vector_row_partial(const RowArgs<V, I, O>& a, O begin, O end,
                                                 int lane) {
   using U = std::make_unsigned_t<O>;
@@ -186,8 +185,8 @@ __device__ __forceinline__ V vector_row_partial(const RowArgs<V, I, O>& a, O beg
   } else {
     j = first + static_cast<U>(lane);
   }
-  if constexpr (Loop > 0)
-    return predicated_dot<Width, (Loop & ~1), (Loop & 1) != 0>(a, j, last, sum);
+  if constexpr (Predicated)
+    return predicated_dot<Width, 4>(a, j, last, sum);
   else
     return strided_dot<Width, false>(a, j, last, sum);
 }
@@ -284,9 +283,10 @@ __device__ __forceinline__ void vector_row_scatter_combined(const RowArgs<V, I, 
 
 // One row by one vector of Width lanes, op N or T. Every lane named in `mask` must call it
 // (inactive vectors pass active = false and do nothing but take part in the shuffles).
-// CombineColumns (op T, mask = the whole warp): vector_row_scatter_combined.
-template <int Width, bool Transpose, bool CombineColumns = false, int Loop = 0, class V, class I,
-          class O>
+// CombineColumns (op T, mask = the whole warp): vector_row_scatter_combined. Predicated (op N):
+// vector_row_partial's loop.
+template <int Width, bool Transpose, bool CombineColumns = false, bool Predicated = false, class V,
+          class I, class O>
 __device__ __forceinline__ void vector_process_row(const RowArgs<V, I, O>& a, std::int64_t row,
                                                    bool active, int lane, unsigned mask) {
   O begin, end;
@@ -296,7 +296,7 @@ __device__ __forceinline__ void vector_process_row(const RowArgs<V, I, O>& a, st
   } else if constexpr (Transpose) {
     vector_row_scatter<Width>(a, row, begin, end, lane);
   } else {
-    V sum = vector_row_partial<Width, Loop>(a, begin, end, lane);
+    V sum = vector_row_partial<Width, Predicated>(a, begin, end, lane);
     sum = vector_reduce<Width>(sum, mask);
     if (active && lane == 0) write_row(a, row, sum);
   }

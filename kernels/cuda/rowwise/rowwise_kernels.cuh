@@ -42,31 +42,39 @@ __global__ __launch_bounds__(kMaxThreadsPerBlock) void scalar_rows_kernel(RowArg
 
 // One vector of Width lanes per row, grid-stride over the rows (VectorGrid). CombineColumns: op
 // T's products combined per column across the warp before the atomics (vector_process_row).
-template <int Width, bool Transpose, bool CombineColumns, int Loop, class V, class I, class O>
+template <int Width, bool Transpose, bool CombineColumns, bool Predicated, class V, class I,
+          class O>
 __global__ __launch_bounds__(kMaxThreadsPerBlock) void vector_rows_kernel(RowArgs<V, I, O> a) {
   const VectorGrid<Width> g;
   for (std::int64_t first = g.warp_first; first < a.rows; first += g.stride) {
     const std::int64_t row = first + g.vector_in_warp;
-    vector_process_row<Width, Transpose, CombineColumns, Loop>(a, row, row < a.rows, g.lane,
-                                                               kFullWarpMask);
+    vector_process_row<Width, Transpose, CombineColumns, Predicated>(a, row, row < a.rows, g.lane,
+                                                                     kFullWarpMask);
   }
 }
 
 template <bool Transpose, bool CombineColumns, class V, class I, class O>
-RowKernelFn<V, I, O> vector_rows_fn(int width, int loop = 0) {
-  return with_lanes_per_row(width, "vector kernel", [loop](auto lanes) -> RowKernelFn<V, I, O> {
-    constexpr int kWidth = decltype(lanes)::value;
-    // At 32 lanes a warp step holds one row, whose columns are distinct (or repeated within the
-    // row): there is nothing to combine across rows.
-    constexpr bool kCombine = CombineColumns && kWidth != kWarpSize;
-    if constexpr (!Transpose) {
-      if (loop == 4) return vector_rows_kernel<kWidth, false, false, 4, V, I, O>;
-      if (loop == 8) return vector_rows_kernel<kWidth, false, false, 8, V, I, O>;
-      if (loop == 5) return vector_rows_kernel<kWidth, false, false, 5, V, I, O>;
-      if (loop == 9) return vector_rows_kernel<kWidth, false, false, 9, V, I, O>;
-    }
-    return vector_rows_kernel<kWidth, Transpose, kCombine, 0, V, I, O>;
-  });
+RowKernelFn<V, I, O> vector_rows_fn(int width, bool predicated = false) {
+  return with_lanes_per_row(
+      width, "vector kernel", [predicated](auto lanes) -> RowKernelFn<V, I, O> {
+        constexpr int kWidth = decltype(lanes)::value;
+        // At 32 lanes a warp step holds one row, whose columns are distinct (or repeated within the
+        // row): there is nothing to combine across rows.
+        constexpr bool kCombine = CombineColumns && kWidth != kWarpSize;
+        if constexpr (!Transpose)
+          if (predicated) return vector_rows_kernel<kWidth, false, false, true, V, I, O>;
+        return vector_rows_kernel<kWidth, Transpose, kCombine, false, V, I, O>;
+      });
+}
+
+// Whether op N at this width runs predicated_dot (KernelOptions::predicated_row_steps; -1: below
+// 32 lanes where the rows hold at least one entry a lane on average). Measured on an H200 over
+// 105 matrices (bench/results/2026-11-29-session25/, runs A and B): 1.07x vector-adaptive's op N
+// by geometric mean; at 32 lanes (`vector`) 0.88x in double, and on rows of one entry at two
+// lanes 0.86x (half the lanes idle through four predicated steps).
+inline bool predicated_row_steps(int option, int width, std::int64_t rows, std::int64_t nnz) {
+  if (option >= 0) return option == 1;
+  return width < kWarpSize && mean_row_length(rows, nnz) >= width;
 }
 
 // Matrices whose rows hold at most this many entries on average take `scalar`'s op N with the
@@ -138,6 +146,10 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
     if (options.transpose_combine < -1 || options.transpose_combine > 1)
       fail(status::invalid_argument, this->name_ + ": transpose_combine must be -1, 0 or 1, got " +
                                          std::to_string(options.transpose_combine));
+    if (options.predicated_row_steps < -1 || options.predicated_row_steps > 1)
+      fail(status::invalid_argument, this->name_ +
+                                         ": predicated_row_steps must be -1, 0 or 1, got " +
+                                         std::to_string(options.predicated_row_steps));
     if (options.transpose_window < -1 || options.transpose_window > 1)
       fail(status::invalid_argument, this->name_ + ": transpose_window must be -1, 0 or 1, got " +
                                          std::to_string(options.transpose_window));
@@ -151,7 +163,8 @@ class VectorKernel final : public RowKernelBase<V, I, O> {
     this->take_view(A);
     width_ = forced_width_ != 0 ? forced_width_ : adaptive_lanes_per_row(A.rows, A.nnz);
     combine_ = width_ < kWarpSize && this->options_.transpose_combine == 1;
-    n_fn_ = vector_rows_fn<false, false, V, I, O>(width_, this->options_.row_loop);
+    n_fn_ = vector_rows_fn<false, false, V, I, O>(
+        width_, predicated_row_steps(this->options_.predicated_row_steps, width_, A.rows, A.nnz));
     t_fn_ = combine_ ? vector_rows_fn<true, true, V, I, O>(width_)
                      : vector_rows_fn<true, false, V, I, O>(width_);
     grid_ = grid_size(A.rows, this->threads_per_block_ / width_, kMaxGridBlocks);

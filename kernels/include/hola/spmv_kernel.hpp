@@ -77,8 +77,11 @@ struct KernelOptions {
   // of two from 64 that the hubs found fill at most half); 0: off; 1: on (as -1); a power of two
   // from 64 to 16384: a table of that many entries (at most half of them hubs).
   int transpose_hubs = -1;
-  // EXPERIMENT vector, vector-adaptive op N: 0 unrolled by 4 + serial tail, 4 / 8 predicated.
-  int row_loop = 0;
+  // vector, vector-adaptive op N: each lane's steps four at a time, every step behind its own
+  // bound, instead of four at a time and then the last (up to three) one by one; the same sums
+  // bit for bit. -1: the kernel's choice (below 32 lanes where the rows hold at least one entry
+  // a lane on average: measured faster there, docs/kernels.md); 0: off; 1: on.
+  int predicated_row_steps = -1;
 };
 
 template <class V, class I, class O>
