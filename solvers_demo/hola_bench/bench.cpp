@@ -792,8 +792,6 @@ KernelSpec parse_kernel_spec(const std::string& spec) {
       k.options.transpose_hubs = value;
     else if (key == "win")
       k.options.transpose_window = value;
-    else if (key == "isteps")
-      k.options.inode_steps = value;
     else if (key == "pred")
       k.options.predicated_row_steps = value;
     else if (key == "wkib")

@@ -112,7 +112,7 @@ __device__ __forceinline__ Group<O> load_group(const GroupArgs<V, I, O>& g, std:
 
 // One vector of Width lanes per group, grid-stride over the groups. Vectors of one warp run
 // apart (each shuffles within its own lanes only).
-template <int Width, bool Transpose, int Steps, class V, class I, class O>
+template <int Width, bool Transpose, class V, class I, class O>
 __global__ __launch_bounds__(kMaxThreadsPerBlock) void inode_kernel(GroupArgs<V, I, O> g) {
   using U = std::make_unsigned_t<O>;
   const RowArgs<V, I, O>& a = g.a;
@@ -142,43 +142,16 @@ __global__ __launch_bounds__(kMaxThreadsPerBlock) void inode_kernel(GroupArgs<V,
       V sum[kMaxGroupRows];
 #pragma unroll
       for (int r = 0; r < kMaxGroupRows; ++r) sum[r] = V(0);
-      if constexpr (Steps == 1) {
-        for (U k = lane; k < group.length; k += Width) {
-          const U at = group.begin + k;
-          V value[kMaxGroupRows];
+      for (U k = lane; k < group.length; k += Width) {
+        const U at = group.begin + k;
+        V value[kMaxGroupRows];
 #pragma unroll
-          for (int r = 0; r < kMaxGroupRows; ++r)
-            value[r] =
-                r < group.count ? load_ro(a.values + at + static_cast<U>(r) * group.length) : V(0);
-          const V xv = load_ro(a.x + load_ro(a.col_idx + at));
+        for (int r = 0; r < kMaxGroupRows; ++r)
+          value[r] =
+              r < group.count ? load_ro(a.values + at + static_cast<U>(r) * group.length) : V(0);
+        const V xv = load_ro(a.x + load_ro(a.col_idx + at));
 #pragma unroll
-          for (int r = 0; r < kMaxGroupRows; ++r) sum[r] += value[r] * xv;
-        }
-      } else {
-        for (U k = lane; k < group.length; k += static_cast<U>(Steps * Width)) {
-          bool in[Steps];
-          I col[Steps];
-          V value[Steps][kMaxGroupRows];
-#pragma unroll
-          for (int t = 0; t < Steps; ++t) {
-            in[t] = k + static_cast<U>(t * Width) < group.length;
-            const U at = group.begin + k + static_cast<U>(t * Width);
-            col[t] = in[t] ? load_ro(a.col_idx + at) : I(0);
-#pragma unroll
-            for (int r = 0; r < kMaxGroupRows; ++r)
-              value[t][r] = in[t] && r < group.count
-                                ? load_ro(a.values + at + static_cast<U>(r) * group.length)
-                                : V(0);
-          }
-          V xv[Steps];
-#pragma unroll
-          for (int t = 0; t < Steps; ++t) xv[t] = in[t] ? load_ro(a.x + col[t]) : V(0);
-#pragma unroll
-          for (int t = 0; t < Steps; ++t)
-            if (in[t])
-#pragma unroll
-              for (int r = 0; r < kMaxGroupRows; ++r) sum[r] += value[t][r] * xv[t];
-        }
+        for (int r = 0; r < kMaxGroupRows; ++r) sum[r] += value[r] * xv;
       }
 #pragma unroll
       for (int r = 0; r < kMaxGroupRows; ++r) {
@@ -193,13 +166,9 @@ template <class V, class I, class O>
 using InodeFn = void (*)(GroupArgs<V, I, O>);
 
 template <bool Transpose, class V, class I, class O>
-InodeFn<V, I, O> inode_fn(int width, int steps = 1) {
-  return rowwise::with_lanes_per_row(width, "inode kernel", [steps](auto lanes) -> InodeFn<V, I, O> {
-    if constexpr (!Transpose) {
-      if (steps == 2) return inode_kernel<decltype(lanes)::value, false, 2, V, I, O>;
-      if (steps == 4) return inode_kernel<decltype(lanes)::value, false, 4, V, I, O>;
-    }
-    return inode_kernel<decltype(lanes)::value, Transpose, 1, V, I, O>;
+InodeFn<V, I, O> inode_fn(int width) {
+  return rowwise::with_lanes_per_row(width, "inode kernel", [](auto lanes) -> InodeFn<V, I, O> {
+    return inode_kernel<decltype(lanes)::value, Transpose, V, I, O>;
   });
 }
 
@@ -225,7 +194,7 @@ class InodeKernel final : public rowwise::RowKernelBase<V, I, O> {
     width_ = this->options_.lanes_per_row != 0
                  ? this->options_.lanes_per_row
                  : inode_lanes_per_row(rowwise::mean_row_length(A.rows, A.nnz), group_rows);
-    n_fn_ = inode_fn<false, V, I, O>(width_, this->options_.inode_steps);
+    n_fn_ = inode_fn<false, V, I, O>(width_);
     t_fn_ = inode_fn<true, V, I, O>(width_);
     grid_ = rowwise::grid_size(groups_, this->threads_per_block_ / width_, rowwise::kMaxGridBlocks);
     this->ready_ = true;

@@ -82,7 +82,6 @@ struct KernelOptions {
   // bit for bit. -1: the kernel's choice (below 32 lanes where the rows hold at least one entry
   // a lane on average: measured faster there, docs/kernels.md); 0: off; 1: on.
   int predicated_row_steps = -1;
-  int inode_steps = 1;  // EXPERIMENT inode op N: 1, 2 or 4 predicated steps a round
 };
 
 template <class V, class I, class O>
