@@ -7,6 +7,8 @@ A, B: vector / vector-adaptive op N with every step of a lane predicated (experi
 C: the final form (predicated_row_steps, on by default below 32 lanes with at least one entry a
    lane): anchors against session 24's run C, and vector-adaptive with the steps forced off / on.
 D: fuzz and scale outcomes (from the logs).
+E: inode op N with 2 or 4 column steps a round (experiment option isteps=) against one step.
+F: the suites' outcomes (from the logs).
 """
 import csv
 import gzip
@@ -146,3 +148,26 @@ for f in ("D-fuzz.log", "D-scale.log"):
     lines = open(f).read().splitlines()
     print(f"{f}: {lines[0][:160]}")
     print("   " + [l for l in lines if "passed" in l][-1])
+
+e = load("E-blocks.json.gz")
+t = by_case(e)
+print(f"\n# Run E: inode op N, one step's time over that with 2 / 4 steps a round; commit {e['commit'][:7]}, "
+      f"{len(t)} matrix x precision cases")
+for v in ("inode:isteps=2", "inode:isteps=4"):
+    for p in ("double", "float"):
+        r = sorted((c["inode"]["time_ms"] / c[v]["time_ms"], m) for (m, pp), c in t.items() if pp == p)
+        print(f"{v} {p:6s}: geometric mean {gmean([x for x, _ in r]):.3f}, lowest {r[0][0]:.3f} ({r[0][1]}), "
+              f"highest {r[-1][0]:.3f} ({r[-1][1]}), {len(r)} cases")
+
+print("\n# Run F")
+for name in ("device_conformance_test", "operator_gpu_test", "auto_check_gpu_test", "light_test"):
+    lines = open(f"F-{name}.log").read().splitlines()
+    print(f"{name}: {[l for l in lines if l.startswith('[  PASSED') or l.startswith('[  FAILED')][:2]} {lines[-1]}")
+print("F commit: " + open("F-light_test.log").readline().split(",")[0])
+
+total = wrong = 0
+for f in ("A-large", "A-heldout", "B-large", "B-heldout", "C-anchors", "C-pred", "E-blocks"):
+    for r in load(f + ".json.gz")["results"]:
+        total += 1
+        wrong += r.get("correct") is not True
+print(f"\n# Benchmark results checked against the CPU reference: {total}, not right: {wrong}")
