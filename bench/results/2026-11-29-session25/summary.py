@@ -9,6 +9,7 @@ C: the final form (predicated_row_steps, on by default below 32 lanes with at le
 D: fuzz and scale outcomes (from the logs).
 E: inode op N with 2 or 4 column steps a round (experiment option isteps=) against one step.
 F: the suites' outcomes (from the logs).
+G: vector-adaptive op N at its rule's width against every width forced.
 """
 import csv
 import gzip
@@ -166,8 +167,25 @@ for name in ("device_conformance_test", "operator_gpu_test", "auto_check_gpu_tes
 print("F commit: " + open("F-light_test.log").readline().split(",")[0])
 
 total = wrong = 0
-for f in ("A-large", "A-heldout", "B-large", "B-heldout", "C-anchors", "C-pred", "E-blocks"):
+for f in ("A-large", "A-heldout", "B-large", "B-heldout", "C-anchors", "C-pred", "E-blocks", "G-large", "G-heldout"):
     for r in load(f + ".json.gz")["results"]:
         total += 1
         wrong += r.get("correct") is not True
 print(f"\n# Benchmark results checked against the CPU reference: {total}, not right: {wrong}")
+
+print("\n# Run G: vector-adaptive op N, the rule's width against the best of 2, 4, 8, 16 lanes forced")
+for f in ("G-large", "G-heldout"):
+    d = load(f + ".json.gz")
+    fam = defaultdict(list)
+    for (m, p), k in by_case(d).items():
+        a = k["vector-adaptive"]
+        times = {w: k[f"vector-adaptive:lanes={w}"]["time_ms"] for w in (2, 4, 8, 16)}
+        best = min(times, key=times.get)
+        family = a["family"] if f == "G-heldout" else m.split(":")[0].split("-")[0]
+        if a["time_ms"] >= 0.02:  # products of 20 us and more (shorter: within the spread)
+            fam[family].append((a["time_ms"] / times[best], best, a["time_ms"] / k["cusparse"]["time_ms"]))
+    print(f"## {f}: commit {d['commit'][:7]}; per family, products of 20 us and more: rule over best "
+          f"(geometric mean, highest), the best widths, rule over cuSPARSE (geometric mean)")
+    for family, v in sorted(fam.items()):
+        print(f"{family:16s} {len(v):3d} cases: {gmean([x[0] for x in v]):.3f} (highest {max(x[0] for x in v):.3f}), "
+              f"best widths {sorted({x[1] for x in v})}, x cuSPARSE time {gmean([x[2] for x in v]):.2f}")
