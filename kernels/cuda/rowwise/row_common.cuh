@@ -139,8 +139,8 @@ __device__ __forceinline__ V strided_dot(const RowArgs<V, I, O>& a, U j, U last,
 // the same bits. Where a lane holds a handful of entries, strided_dot runs most of them one
 // after the other in its tail (27-point rows at 4 lanes: one unrolled round, then three single
 // steps); here they take two rounds. On an H200 that took vector-adaptive's op N from 72-78 to
-// 80-81 % of the floor on the 27-point stencil 128^3 and from 64-74 to 82-84 % on Poisson 200^3
-// (bench/results/2026-11-29-session25/). Loads evict-first (__ldcs) there lost up to 40 %: a
+// 80-82 % of the floor on the 27-point stencil 128^3 and from 64-75 to 82-84 % on Poisson 200^3
+// (bench/results/2026-11-29-session25/). Loads evict-first (__ldcs) there lost up to 43 %: a
 // lane's sectors are shared with the next round and the neighbouring rows.
 template <int Step, int Unroll, class V, class I, class O, class U>
 __device__ __forceinline__ V predicated_dot(const RowArgs<V, I, O>& a, U j, U last, V sum) {
