@@ -83,10 +83,34 @@ __device__ __forceinline__ unsigned vector_lane_mask(int lane_in_warp) {
     return ((1u << Width) - 1u) << (lane_in_warp & ~(Width - 1));
 }
 
+// One round of Unroll steps from j, each behind its own bound: the values and indices of the
+// steps in range load together, then their x entries, then the additions in step order. A step
+// past `last` loads nothing and adds nothing (not 0 * x: an infinite x there must not turn the
+// sum into NaN).
+template <int Step, int Unroll, class V, class I, class O, class U>
+__device__ __forceinline__ V predicated_round(const RowArgs<V, I, O>& a, U j, U last, V sum) {
+  bool in[Unroll];
+  V value[Unroll];
+  I col[Unroll];
+#pragma unroll
+  for (int k = 0; k < Unroll; ++k) {
+    in[k] = j + static_cast<U>(k * Step) < last;
+    value[k] = in[k] ? load_ro(a.values + j + k * Step) : V(0);
+    col[k] = in[k] ? load_ro(a.col_idx + j + k * Step) : I(0);
+  }
+  V xv[Unroll];
+#pragma unroll
+  for (int k = 0; k < Unroll; ++k) xv[k] = in[k] ? load_ro(a.x + col[k]) : V(0);
+#pragma unroll
+  for (int k = 0; k < Unroll; ++k)
+    if (in[k]) sum += value[k] * xv[k];
+  return sum;
+}
+
 // sum + the products a_j x_col(j) for j = j0, j0 + Step, ... < last, added in that order. Four
 // steps at a time load their values and indices first, then the x entries, then add: the loads
 // are in flight together, the order of the additions (so the result) does not change.
-// OverlapTail: the last (at most three) steps load together as well, each behind its own bound.
+// OverlapTail: the last (at most three) steps load together as well (one predicated_round).
 // It pays where rows are mostly tail (7-point rows are 4 + 3 steps: 95 -> 98 % of the floor for
 // `scalar` on Poisson 200^3, H100) and costs where they are not (`scalar` 0.7-0.9x on rows of
 // 22-81 entries, `vector` 0.9x on Poisson; measured, not profiled), so only `scalar` on matrices
@@ -109,21 +133,7 @@ __device__ __forceinline__ V strided_dot(const RowArgs<V, I, O>& a, U j, U last,
     for (int k = 0; k < kUnroll; ++k) sum += value[k] * xv[k];
   }
   if constexpr (OverlapTail) {
-    bool in[kUnroll - 1];
-    V value[kUnroll - 1];
-    I col[kUnroll - 1];
-#pragma unroll
-    for (int k = 0; k < kUnroll - 1; ++k) {
-      in[k] = j + static_cast<U>(k * Step) < last;
-      value[k] = in[k] ? load_ro(a.values + j + k * Step) : V(0);
-      col[k] = in[k] ? load_ro(a.col_idx + j + k * Step) : I(0);
-    }
-    V xv[kUnroll - 1];
-#pragma unroll
-    for (int k = 0; k < kUnroll - 1; ++k) xv[k] = in[k] ? load_ro(a.x + col[k]) : V(0);
-#pragma unroll
-    for (int k = 0; k < kUnroll - 1; ++k)
-      if (in[k]) sum += value[k] * xv[k];
+    sum = predicated_round<Step, kUnroll - 1>(a, j, last, sum);
   } else {
     // At most three steps left, one after the other.
 #pragma unroll 1
@@ -133,8 +143,8 @@ __device__ __forceinline__ V strided_dot(const RowArgs<V, I, O>& a, U j, U last,
   return sum;
 }
 
-// strided_dot with every step behind its own bound: Unroll steps load their values and indices,
-// then their x entries, all in flight together, until the lane's share is done. The same
+// strided_dot with every step behind its own bound: rounds of Unroll steps (predicated_round),
+// each with all its loads in flight together, until the lane's share is done. The same
 // additions in the same order as strided_dot (a step past the end adds nothing, not 0 * x), so
 // the same bits. Where a lane holds a handful of entries, strided_dot runs most of them one
 // after the other in its tail (27-point rows at 4 lanes: one unrolled round, then three single
@@ -144,23 +154,8 @@ __device__ __forceinline__ V strided_dot(const RowArgs<V, I, O>& a, U j, U last,
 // lane's sectors are shared with the next round and the neighbouring rows.
 template <int Step, int Unroll, class V, class I, class O, class U>
 __device__ __forceinline__ V predicated_dot(const RowArgs<V, I, O>& a, U j, U last, V sum) {
-  for (; j < last; j += static_cast<U>(Unroll * Step)) {
-    bool in[Unroll];
-    V value[Unroll];
-    I col[Unroll];
-#pragma unroll
-    for (int k = 0; k < Unroll; ++k) {
-      in[k] = j + static_cast<U>(k * Step) < last;
-      value[k] = in[k] ? load_ro(a.values + j + k * Step) : V(0);
-      col[k] = in[k] ? load_ro(a.col_idx + j + k * Step) : I(0);
-    }
-    V xv[Unroll];
-#pragma unroll
-    for (int k = 0; k < Unroll; ++k) xv[k] = in[k] ? load_ro(a.x + col[k]) : V(0);
-#pragma unroll
-    for (int k = 0; k < Unroll; ++k)
-      if (in[k]) sum += value[k] * xv[k];
-  }
+  for (; j < last; j += static_cast<U>(Unroll * Step))
+    sum = predicated_round<Step, Unroll>(a, j, last, sum);
   return sum;
 }
 
