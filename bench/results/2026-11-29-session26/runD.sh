@@ -1,5 +1,5 @@
-# Run D (session 26): at run C's commit, what run C's time limit left out or did not reach:
-# auto_check_memory_full_test (the gpu label's serial test), the sanitize stage's fuzzer part
+# Run D (session 26): at run C's code (the commits after c2e0055 add results and scripts only),
+# what run C's time limit left out: auto_check_memory_full_test (the gpu label's serial test), the sanitize stage's fuzzer part
 # (30 random structures on every device kernel under memcheck, racecheck, initcheck, synccheck;
 # the first sanitizer run since vector-adaptive's predicated steps), then compute-sanitizer
 # memcheck of rowwise_test's first type pair on the reduced corpus for the time that is left.
